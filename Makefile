@@ -1,0 +1,103 @@
+# scibench — see README.md. `make help` lists the targets.
+SHELL := /bin/bash
+
+CC        ?= gcc
+BUILD     ?= build
+# x86-64-v3 = AVX2 + FMA; `make AVX512=1` builds for x86-64-v4 (AVX-512).
+ARCH      ?= $(if $(filter 1,$(AVX512)),x86-64-v4,x86-64-v3)
+CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CUDA      ?= $(if $(wildcard $(NVCC)),1,0)
+CUDA_ARCH ?= 90
+
+# ISO C11 (not gnu11) also means -ffp-contract=off: the CPU rounds exactly as written,
+# which the kernels' bit-reproducibility across backends relies on.
+CFLAGS   ?= -O3 -march=$(ARCH) -g
+CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra -Werror -MMD -MP \
+            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
+NVFLAGS  ?= -O3 -lineinfo
+NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
+            -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
+            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
+LDLIBS   := -ljansson -lm
+ifeq ($(CUDA),1)
+CFLAGS   += -DSB_HAVE_CUDA=1
+LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+endif
+
+C_SRC    := $(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c)
+CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
+C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
+OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+MAIN_OBJ := $(BUILD)/obj/harness/main.o
+LIB      := $(BUILD)/libscibench.a
+
+TEST_SRC := $(wildcard tests/test_*.c)
+GPU_SRC  := $(wildcard tests/gpu_*.c)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+GPUTESTS := $(GPU_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all run validate test test-gpu clean help info FORCE
+all: $(BUILD)/scibench
+
+$(BUILD)/scibench: $(MAIN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(filter-out $(MAIN_OBJ),$(OBJ))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+# Provenance baked into the binary: it runs on machines without the git tree.
+$(BUILD)/obj/harness/version.o: FORCE
+$(BUILD)/obj/harness/version.o: CFLAGS += \
+  -DSB_GIT_COMMIT='"$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)"' \
+  -DSB_CC_VERSION='"$(shell $(CC) --version | head -1)"' \
+  -DSB_NVCC_VERSION='"$(if $(filter 1,$(CUDA)),$(shell $(NVCC) --version | tail -1),none)"' \
+  -DSB_CFLAGS_ARCH='"$(ARCH)"'
+
+# The Metropolis decision must round identically on CPU and GPU: no implicit FMA contraction.
+$(BUILD)/obj/kernels/lattice_mc/cuda.o: NVFLAGS += -fmad=false
+
+$(BUILD)/tests/%: tests/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+
+# ---- user targets ------------------------------------------------------
+KERNEL  ?= lattice_mc
+BACKEND ?= openmp_simd
+SIZE    ?=
+ARGS    ?=
+run: $(BUILD)/scibench
+	$(BUILD)/scibench run $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
+validate: $(BUILD)/scibench
+	$(BUILD)/scibench validate $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
+info: $(BUILD)/scibench
+	$(BUILD)/scibench info
+
+# CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
+test: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
+	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
+	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
+# On the device: GPU tests must run, not skip.
+test-gpu: $(BUILD)/scibench $(GPUTESTS)
+	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
+
+clean:
+	rm -rf $(BUILD)
+help:
+	@echo "make [CUDA=0] [AVX512=1]   build $(BUILD)/scibench (CUDA objects when nvcc exists)"
+	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [ARGS='--reps 5 --param T=0.5']"
+	@echo "make validate KERNEL=k BACKEND=b SIZE=n   run + full validation only"
+	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
+	@echo "make test-gpu  GPU tests only; fails when no GPU"
+	@echo "make info      hardware report with measured peaks"
+
+-include $(OBJ:.o=.d) $(TESTS:=.d)
