@@ -56,8 +56,11 @@ int sb_cuda_sync(void); /* device synchronize + last error check */
  * theoretical occupancy for the given block size and dynamic shared memory. */
 int sb_cuda_occupancy(const void *func, const char *name, int block, size_t dyn_smem, int grid,
                       sb_launch *out);
+/* The same report for one of the backend's own kernels (the FP32 FMA probe,
+ * 256 threads per block), so tests can check occupancy without a kernel. */
+int sb_cuda_selftest_occupancy(sb_launch *out);
 
-/* Prints "scibench: CUDA error at file:line: call: message" and returns SB_EXIT_RUNTIME. */
+/* Prints "scibench: error: CUDA error at file:line: call: name: message" and returns SB_EXIT_RUNTIME. */
 int sb_cuda_report(int err, const char *call, const char *file, int line);
 
 #ifdef __cplusplus
