@@ -1,0 +1,91 @@
+/* The CUDA layer of a build without CUDA (make CUDA=0): every function exists,
+ * reports that CUDA was not built in, and fails (error code, negative value or
+ * NULL). The harness asks sb_cuda_available() first and never gets this far. */
+#include "sb_cuda.h"
+
+#include <string.h>
+
+#define SB_NO_CUDA "built without CUDA (CUDA=0)"
+
+static int unavailable(const char *what) {
+    sb_error("%s: CUDA backend unavailable: " SB_NO_CUDA, what);
+    return SB_EXIT_USAGE;
+}
+
+int sb_cuda_available(const char **why) {
+    if (why) *why = SB_NO_CUDA;
+    return 0;
+}
+
+int sb_cuda_init(sb_cuda_info *info) {
+    if (info) memset(info, 0, sizeof *info);
+    return unavailable("sb_cuda_init");
+}
+
+double sb_cuda_probe_copy_bw(void) {
+    unavailable("copy bandwidth probe");
+    return -1.0;
+}
+
+double sb_cuda_probe_fma(int fp64) {
+    unavailable(fp64 ? "FP64 FMA probe" : "FP32 FMA probe");
+    return -1.0;
+}
+
+/* Never defined: no timer can be created. */
+struct sb_cuda_timer;
+
+sb_cuda_timer *sb_cuda_timer_create(void) {
+    unavailable("sb_cuda_timer_create");
+    return NULL;
+}
+
+int sb_cuda_timer_start(sb_cuda_timer *t) {
+    (void)t;
+    return unavailable("sb_cuda_timer_start");
+}
+
+double sb_cuda_timer_stop(sb_cuda_timer *t) {
+    (void)t;
+    unavailable("sb_cuda_timer_stop");
+    return -1.0;
+}
+
+void sb_cuda_timer_destroy(sb_cuda_timer *t) { (void)t; }
+
+void *sb_cuda_malloc(size_t bytes) {
+    (void)bytes;
+    unavailable("sb_cuda_malloc");
+    return NULL;
+}
+
+void sb_cuda_free(void *p) { (void)p; }
+
+int sb_cuda_memcpy_h2d(void *dst, const void *src, size_t bytes) {
+    (void)dst, (void)src, (void)bytes;
+    return unavailable("sb_cuda_memcpy_h2d");
+}
+
+int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
+    (void)dst, (void)src, (void)bytes;
+    return unavailable("sb_cuda_memcpy_d2h");
+}
+
+int sb_cuda_sync(void) { return unavailable("sb_cuda_sync"); }
+
+int sb_cuda_occupancy(const void *func, const char *name, int block, size_t dyn_smem, int grid,
+                      sb_launch *out) {
+    (void)func, (void)block, (void)dyn_smem, (void)grid;
+    if (out) memset(out, 0, sizeof *out);
+    return unavailable(name ? name : "sb_cuda_occupancy");
+}
+
+int sb_cuda_selftest_occupancy(sb_launch *out) {
+    if (out) memset(out, 0, sizeof *out);
+    return unavailable("sb_cuda_selftest_occupancy");
+}
+
+int sb_cuda_report(int err, const char *call, const char *file, int line) {
+    sb_error("CUDA error at %s:%d: %s: error %d (" SB_NO_CUDA ")", file, line, call, err);
+    return SB_EXIT_RUNTIME;
+}
