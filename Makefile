@@ -1,7 +1,7 @@
 # scibench — see README.md. `make help` lists the targets.
 SHELL := /bin/bash
 
-CC        ?= gcc
+CC        := $(if $(filter default,$(origin CC)),gcc,$(CC))
 BUILD     ?= build
 # x86-64-v3 = AVX2 + FMA; `make AVX512=1` builds for x86-64-v4 (AVX-512).
 ARCH      ?= $(if $(filter 1,$(AVX512)),x86-64-v4,x86-64-v3)
@@ -13,7 +13,7 @@ CUDA_ARCH ?= 90
 # ISO C11 (not gnu11) also means -ffp-contract=off: the CPU rounds exactly as written,
 # which the kernels' bit-reproducibility across backends relies on.
 CFLAGS   ?= -O3 -march=$(ARCH) -g
-CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra -Werror -MMD -MP \
+CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror -MMD -MP \
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
 NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
@@ -100,4 +100,4 @@ help:
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
 	@echo "make info      hardware report with measured peaks"
 
--include $(OBJ:.o=.d) $(TESTS:=.d)
+-include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)

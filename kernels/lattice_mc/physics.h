@@ -1,0 +1,199 @@
+/* lattice_mc: the per-site Metropolis step, shared verbatim by the scalar
+ * reference, the OpenMP-SIMD loop and the CUDA kernel.
+ *
+ * Why everything here is hand-written arithmetic: the oracle check demands the
+ * same accept/reject decision for every site on every backend. Library expf,
+ * sinf and cosf differ in their last bits between glibc and CUDA, and implicit
+ * FMA contraction differs between compilers; both would flip a few decisions per
+ * million. So only IEEE-exact operations appear (+ - * / sqrtf floorf fmaf),
+ * contraction is off on both sides (-ffp-contract=off, nvcc -fmad=false), and
+ * exp/sincos are short polynomials evaluated in a fixed order.
+ *
+ * Units: energies in epsilon (the Lebwohl-Lasher coupling), temperature in
+ * epsilon/k_B, so beta = 1/T. */
+#ifndef LATTICE_MC_PHYSICS_H
+#define LATTICE_MC_PHYSICS_H
+
+#include <stdint.h>
+#include <Random123/philox.h>
+
+#ifdef __CUDACC__
+#define LMC_HD __host__ __device__ __forceinline__
+#else
+#define LMC_HD static inline __attribute__((always_inline))
+#endif
+/* Fully unrolled 6-neighbour loops: required for the C compiler to vectorise. */
+#if defined(__CUDA_ARCH__)
+#define LMC_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define LMC_UNROLL /* nvcc's host pass: the loop is never hot there */
+#else
+#define LMC_UNROLL _Pragma("GCC unroll 8")
+#endif
+#include <math.h>
+#include <string.h>
+
+/* Philox4x32-10 counter words 3: a constant tag so other kernels' streams never collide. */
+#define LMC_TAG_MOVE 0x4c4d4331u /* "LMC1": trial move + acceptance of one site update */
+#define LMC_TAG_INIT 0x4c4d4330u /* "LMC0": initial director */
+
+/* Bits of the per-site flag byte (droplet geometry only). */
+#define LMC_ACTIVE 1u
+#define LMC_SURFACE 2u
+
+/* Uniform in [0, 1) with 24 random bits: exact in float. */
+LMC_HD float lmc_u01(uint32_t r) { return (float)(r >> 8) * (1.0f / 16777216.0f); }
+
+/* Four random words for (seed, sweep, sublattice, site): the key is the seed,
+ * the counter the position in space-time, so any backend and any layout draws
+ * the same numbers for the same site update. */
+LMC_HD philox4x32_ctr_t lmc_random(uint64_t seed, uint32_t site, uint32_t sweep, uint32_t sub,
+                                   uint32_t tag)
+{
+    philox4x32_ctr_t ctr = {{site, sweep, sub, tag}};
+    philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    return philox4x32(ctr, key);
+}
+
+/* 2^k for integer-valued k in [-126, 127], by building the exponent bits. */
+LMC_HD float lmc_pow2i(float k)
+{
+    uint32_t bits = (uint32_t)((int32_t)k + 127) << 23;
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(bits);
+#else
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+#endif
+}
+
+/* exp(x) for x <= 0; relative error < 3e-7 (degree-6 Taylor on |y| <= ln2/2
+ * after Cody-Waite reduction); 0 below -87 where float underflows. */
+LMC_HD float lmc_exp_neg(float x)
+{
+    float xc = x < -87.0f ? -87.0f : x;
+    float k = floorf(fmaf(xc, 1.44269504088896341f, 0.5f));
+    float y = fmaf(-k, 0.693145751953125f, xc);      /* ln2 high part, exact product */
+    y = fmaf(-k, 1.42860682030941723e-06f, y);       /* ln2 low part */
+    float p = fmaf(y, 1.0f / 720.0f, 1.0f / 120.0f);
+    p = fmaf(p, y, 1.0f / 24.0f);
+    p = fmaf(p, y, 1.0f / 6.0f);
+    p = fmaf(p, y, 0.5f);
+    p = fmaf(p, y, 1.0f);
+    p = fmaf(p, y, 1.0f);
+    float r = p * lmc_pow2i(k);
+    return x < -87.0f ? 0.0f : r;
+}
+
+/* (cos, sin) of the angle 2*pi*u, u in [0,1). The circle is cut into four
+ * quarter arcs centred on the axes; within one, |x| <= pi/4 and Taylor series to
+ * x^9 / x^8 are accurate to 3e-8. Uniform u gives a uniform angle. */
+LMC_HD void lmc_cossin_turn(float u, float *c, float *s)
+{
+    float q4 = u * 4.0f + 0.5f;
+    float qf = floorf(q4);
+    float x = (q4 - qf - 0.5f) * 1.57079632679489662f;
+    int q = (int)qf & 3;
+    float x2 = x * x;
+    float sp = fmaf(x2, 1.0f / 362880.0f, -1.0f / 5040.0f);
+    sp = fmaf(sp, x2, 1.0f / 120.0f);
+    sp = fmaf(sp, x2, -1.0f / 6.0f);
+    sp = fmaf(sp, x2, 1.0f);
+    float sn = sp * x;
+    float cp = fmaf(x2, 1.0f / 40320.0f, -1.0f / 720.0f);
+    cp = fmaf(cp, x2, 1.0f / 24.0f);
+    cp = fmaf(cp, x2, -0.5f);
+    float cs = fmaf(cp, x2, 1.0f);
+    /* rotate by q quarter turns */
+    float c1 = q == 0 ? cs : q == 1 ? -sn : q == 2 ? -cs : sn;
+    float s1 = q == 0 ? sn : q == 1 ? cs : q == 2 ? -sn : -cs;
+    *c = c1;
+    *s = s1;
+}
+
+/* Uniform direction on the unit sphere from two uniforms (Archimedes: z uniform). */
+LMC_HD void lmc_sphere(float u1, float u2, float *x, float *y, float *z)
+{
+    float zz = fmaf(2.0f, u1, -1.0f);
+    float r2 = fmaf(-zz, zz, 1.0f);
+    float r = sqrtf(r2 > 0.0f ? r2 : 0.0f);
+    float c, s;
+    lmc_cossin_turn(u2, &c, &s);
+    *x = r * c;
+    *y = r * s;
+    *z = zz;
+}
+
+/* Radial unit normal of site (x,y,z) about the lattice centre ((L-1)/2 in each axis). */
+LMC_HD void lmc_normal(int L, int x, int y, int z, float *nux, float *nuy, float *nuz)
+{
+    float c = 0.5f * (float)(L - 1);
+    float dx = (float)x - c, dy = (float)y - c, dz = (float)z - c;
+    float inv = 1.0f / sqrtf(fmaf(dz, dz, fmaf(dy, dy, dx * dx)));
+    *nux = dx * inv;
+    *nuy = dy * inv;
+    *nuz = dz * inv;
+}
+
+LMC_HD float lmc_dot(float ax, float ay, float az, float bx, float by, float bz)
+{
+    return fmaf(az, bz, fmaf(ay, by, ax * bx));
+}
+
+/* Everything one site update needs besides its own director: the six
+ * neighbours' directors with their bond weights (1 = active bond, 0 = neighbour
+ * outside the droplet), its anchoring (W on the droplet surface, else 0) with the
+ * radial normal nu. Passed by value: the SIMD loop vectorises only when no
+ * per-lane local has its address taken. */
+typedef struct {
+    float x[6], y[6], z[6], w[6];
+    float wi, nux, nuy, nuz;
+} lmc_env;
+
+typedef struct {
+    float beta, step, chi; /* 1/T, trial amplitude, field coupling chi along z */
+} lmc_consts;
+
+typedef struct {
+    float x, y, z; /* the director after the trial (unchanged when rejected) */
+    float de;      /* accepted energy change, 0 when rejected */
+    int accepted;
+} lmc_result;
+
+/* One Metropolis trial. Trial: n' = normalise(n + step * s), s uniform on the
+ * sphere: the proposal density depends only on n.n', so it is symmetric and plain
+ * Metropolis acceptance min(1, exp(-beta dE)) gives detailed balance.
+ * Energy of site i: -sum_j w_j P2(n.n_j) - Wi (n.nu)^2 - chi n_z^2, P2(x) = (3x^2-1)/2. */
+LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, philox4x32_ctr_t r)
+{
+    float sx, sy, sz;
+    lmc_sphere(lmc_u01(r.v[0]), lmc_u01(r.v[1]), &sx, &sy, &sz);
+    float tx = fmaf(k.step, sx, ox), ty = fmaf(k.step, sy, oy), tz = fmaf(k.step, sz, oz);
+    float t2 = lmc_dot(tx, ty, tz, tx, ty, tz);
+    int ok = t2 > 1e-12f;
+    float inv = 1.0f / sqrtf(ok ? t2 : 1.0f);
+    tx *= inv;
+    ty *= inv;
+    tz *= inv;
+    /* P2 differences: the -1/2 constants cancel exactly, so sum (x'^2 - x^2). */
+    float db = 0.0f;
+    LMC_UNROLL
+    for (int j = 0; j < 6; j++) {
+        float xo = lmc_dot(ox, oy, oz, e.x[j], e.y[j], e.z[j]);
+        float xn = lmc_dot(tx, ty, tz, e.x[j], e.y[j], e.z[j]);
+        db = fmaf(e.w[j], fmaf(xn, xn, -xo * xo), db);
+    }
+    float ao = lmc_dot(ox, oy, oz, e.nux, e.nuy, e.nuz);
+    float an = lmc_dot(tx, ty, tz, e.nux, e.nuy, e.nuz);
+    float da = fmaf(an, an, -ao * ao);
+    float dz = fmaf(tz, tz, -oz * oz);
+    float de = -(fmaf(1.5f, db, fmaf(e.wi, da, k.chi * dz)));
+    float p = lmc_exp_neg(-k.beta * (de > 0.0f ? de : 0.0f));
+    /* bitwise, not short-circuit: keeps the SIMD loop body free of branches */
+    int acc = ok & ((de <= 0.0f) | (lmc_u01(r.v[2]) < p));
+    lmc_result res = {acc ? tx : ox, acc ? ty : oy, acc ? tz : oz, acc ? de : 0.0f, acc};
+    return res;
+}
+
+#endif
