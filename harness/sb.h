@@ -95,6 +95,7 @@ typedef struct {
     double items;  /* in the kernel's item unit */
     double bytes;  /* compulsory DRAM traffic */
     double flops;  /* 0 when not countable */
+    int fp64;      /* 1: flops are FP64 (compared with the FP64 FMA peak); 0: FP32 */
 } sb_work;
 
 #define SB_MAX_CHECKS 32
