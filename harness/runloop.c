@@ -1,0 +1,187 @@
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+#include "runloop.h"
+#include "sb_cuda.h"
+#include "sb_omp.h"
+#include "timing.h"
+
+/* A missing backend is an error, never a silent fallback to another one. */
+static int check_backend(const sb_kernel *k, sb_backend b)
+{
+    if ((int)b < 0 || b >= SB_BACKEND_COUNT || !k->has_backend[b]) {
+        sb_error("%s is not implemented for backend %s", k->name, sb_backend_name(b));
+        return SB_EXIT_USAGE;
+    }
+    if (b != SB_BACKEND_CUDA) return SB_OK;
+    const char *why = NULL;
+    if (!sb_cuda_available(&why)) {
+        sb_error("backend cuda is not available: %s", why ? why : "no CUDA device");
+        return SB_EXIT_USAGE;
+    }
+    sb_cuda_info info;
+    return sb_cuda_init(&info) == 0 ? SB_OK : SB_EXIT_RUNTIME;
+}
+
+static int check_counts(const sb_params *p)
+{
+    if (p->reps < 1 || p->reps > SB_MAX_REPS) {
+        sb_error("--reps %d is out of range; accepted: 1..%d", p->reps, SB_MAX_REPS);
+        return SB_EXIT_USAGE;
+    }
+    if (p->warmup < 0 || p->warmup > SB_MAX_WARMUP) {
+        sb_error("--warmup %d is out of range; accepted: 0..%d", p->warmup, SB_MAX_WARMUP);
+        return SB_EXIT_USAGE;
+    }
+    return SB_OK;
+}
+
+static int resolve_size(const sb_kernel *k, sb_params *p)
+{
+    if (p->size == 0) p->size = k->default_size;
+    if (p->size < k->min_size || p->size > k->max_size) {
+        sb_error("--size %d is out of range for %s; accepted: %d..%d (%s)", p->size, k->name, k->min_size,
+                 k->max_size, k->size_meaning ? k->size_meaning : "size");
+        return SB_EXIT_USAGE;
+    }
+    return SB_OK;
+}
+
+static const char *case_label(const sb_case *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s/%d", c->kernel->name, sb_backend_name(c->backend), c->params->size);
+    return buf;
+}
+
+static int warm_up(sb_case *c)
+{
+    char label[128];
+    case_label(c, label, sizeof label);
+    for (int i = 0; i < c->params->warmup; i++) {
+        sb_progress("%s: warm-up %d/%d", label, i + 1, c->params->warmup);
+        int rc = c->kernel->run(c);
+        if (rc) return rc;
+    }
+    /* Surfaces asynchronous launch errors here rather than in the first timed rep. */
+    if (c->backend == SB_BACKEND_CUDA && c->params->warmup > 0 && sb_cuda_sync() != 0) return SB_EXIT_RUNTIME;
+    return SB_OK;
+}
+
+static int timed_reps(sb_case *c, double *times)
+{
+    char label[128];
+    sb_timer t;
+    int rc = sb_timer_init(&t, c->backend);
+    case_label(c, label, sizeof label);
+    for (int i = 0; !rc && i < c->params->reps; i++) {
+        rc = sb_timer_start(&t);
+        if (!rc) rc = c->kernel->run(c);
+        double s = rc ? 0 : sb_timer_stop(&t);
+        if (!rc && s < 0) {
+            sb_error("%s: timer failed in repetition %d", label, i + 1);
+            rc = SB_EXIT_RUNTIME;
+        }
+        times[i] = s;
+        if (!rc) sb_progress("%s: rep %d/%d  %.3f ms", label, i + 1, c->params->reps, s * 1e3);
+    }
+    sb_timer_free(&t);
+    return rc;
+}
+
+/* Everything between setup and teardown; the caller tears down on any outcome. */
+static int drive(sb_case *c, sb_result *r)
+{
+    const sb_kernel *k = c->kernel;
+    int rc = sb_params_check_unused(k, c->params);
+    if (!rc && k->prepare) rc = k->prepare(c);
+    if (!rc) rc = warm_up(c);
+    if (!rc) rc = timed_reps(c, r->times);
+    if (!rc && k->finish) rc = k->finish(c);
+    if (!rc) {
+        sb_progress("%s: validating", k->name);
+        rc = k->validate(c, &r->validation);
+    }
+    return rc;
+}
+
+static void keep_outputs(const sb_case *c, sb_result *r)
+{
+    r->work = c->work;
+    r->counters = c->counters;
+    r->nlaunch = c->nlaunch < SB_MAX_LAUNCH ? c->nlaunch : SB_MAX_LAUNCH;
+    memcpy(r->launch, c->launch, sizeof r->launch);
+}
+
+static void probe_peaks(sb_result *r)
+{
+    sb_peaks *pk = &r->peaks;
+    sb_progress("measuring this machine's peak bandwidth and FMA rates");
+    if (r->backend == SB_BACKEND_CUDA) {
+        pk->bw_kind = "copy";
+        pk->bandwidth = sb_cuda_probe_copy_bw();
+        pk->fma_fp32 = sb_cuda_probe_fma(0);
+        pk->fma_fp64 = sb_cuda_probe_fma(1);
+    } else {
+        pk->bw_kind = "triad";
+        pk->bandwidth = sb_cpu_probe_triad_bw();
+        pk->fma_fp32 = sb_cpu_probe_fma(0);
+        pk->fma_fp64 = sb_cpu_probe_fma(1);
+    }
+    pk->measured = 1;
+}
+
+static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kernel = k;
+    r->backend = b;
+    r->params = p;
+    r->threads = b == SB_BACKEND_OPENMP_SIMD ? omp_get_max_threads() : 1;
+    r->peaks.bw_kind = b == SB_BACKEND_CUDA ? "copy" : "triad";
+    int rc = check_counts(p);
+    if (!rc) rc = resolve_size(k, p);
+    if (!rc) rc = check_backend(k, b);
+    if (!rc && !(r->times = calloc((size_t)p->reps, sizeof *r->times))) {
+        sb_error("out of memory for %d repetition times", p->reps);
+        rc = SB_EXIT_RUNTIME;
+    }
+    return rc;
+}
+
+int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, sb_result *r)
+{
+    int rc = start(k, b, p, r);
+    if (rc) return rc;
+    sb_case c = {.kernel = k, .backend = b, .params = p};
+    rc = k->setup(&c);
+    if (!rc) rc = drive(&c, r);
+    keep_outputs(&c, r);
+    k->teardown(&c);
+    sb_progress_done();
+    if (rc) return rc;
+    if (sb_stats_compute(r->times, p->reps, &r->stats)) {
+        sb_error("out of memory computing statistics");
+        return SB_EXIT_RUNTIME;
+    }
+    r->passed = sb_validation_passed(&r->validation);
+    if (want_peaks) probe_peaks(r);
+    sb_progress_done();
+    return SB_OK;
+}
+
+void sb_result_free(sb_result *r)
+{
+    free(r->times);
+    r->times = NULL;
+}
+
+double sb_rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0.0; }
+
+double sb_flop_peak(const sb_result *r)
+{
+    if (!r->peaks.measured) return 0.0;
+    return r->work.fp64 ? r->peaks.fma_fp64 : r->peaks.fma_fp32;
+}

@@ -1,0 +1,43 @@
+/* Drives one case: setup, prepare, warm-ups, timed repetitions, finish,
+ * validate, teardown; then the machine's measured peaks for the roofline. */
+#ifndef SB_RUNLOOP_H
+#define SB_RUNLOOP_H
+
+#include "sb.h"
+#include "stats.h"
+
+typedef struct {
+    int measured;          /* 0: probes skipped (validate) */
+    const char *bw_kind;   /* "copy" (CUDA device-to-device) or "triad" (CPU STREAM) */
+    double bandwidth;      /* bytes/s */
+    double fma_fp32, fma_fp64; /* flop/s, an FMA counted as 2 */
+} sb_peaks;
+
+typedef struct {
+    const sb_kernel *kernel;
+    sb_backend backend;
+    const sb_params *params;  /* size resolved: never 0 */
+    int threads;              /* OpenMP threads; 1 for cuda and reference */
+    double *times;            /* seconds per timed repetition, in order; params->reps of them */
+    sb_stats stats;           /* of times, in seconds */
+    sb_work work;
+    sb_counters counters;
+    int nlaunch;
+    sb_launch launch[SB_MAX_LAUNCH];
+    sb_validation validation;
+    int passed;
+    sb_peaks peaks;
+} sb_result;
+
+/* SB_OK when the case ran and was validated (r->passed holds the verdict);
+ * otherwise the exit code of the first failure, its message printed.
+ * Writes the resolved size into p->size. Free r with sb_result_free. */
+int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int probe_peaks, sb_result *r);
+void sb_result_free(sb_result *r);
+
+/* amount / seconds, 0 when seconds <= 0 (a CPU clock can read 0 for a tiny case). */
+double sb_rate(double amount, double seconds);
+/* The measured FMA peak matching work.fp64; 0 when not measured. */
+double sb_flop_peak(const sb_result *r);
+
+#endif
