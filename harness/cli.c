@@ -1,0 +1,199 @@
+#include <limits.h>
+#include <string.h>
+
+#include "cli.h"
+#include "params.h"
+
+#define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --quiet"
+
+typedef struct {
+    int reps_given, warmup_given;
+} seen;
+
+/* Range-checked integer option; lo..hi in the message is what the user may type. */
+static int int_option(const char *opt, const char *s, long lo, long hi, int *out)
+{
+    long v;
+    int rc = sb_parse_long(s, &v);
+    if (rc < 0) {
+        sb_error("%s '%s' is not an integer; accepted: %ld..%ld", opt, s, lo, hi);
+        return SB_EXIT_USAGE;
+    }
+    if (rc > 0 || v < lo || v > hi) {
+        sb_error("%s %s is out of range; accepted: %ld..%ld", opt, s, lo, hi);
+        return SB_EXIT_USAGE;
+    }
+    *out = (int)v;
+    return SB_OK;
+}
+
+static int seed_option(const char *s, uint64_t *out)
+{
+    if (sb_parse_u64(s, out) == 0) return SB_OK;
+    sb_error("--seed '%s' is not an unsigned 64-bit integer; accepted: 0..18446744073709551615", s);
+    return SB_EXIT_USAGE;
+}
+
+static int json_option(const char *s, const char **out)
+{
+    if (!*s) {
+        sb_error("--json needs a file path, got an empty string");
+        return SB_EXIT_USAGE;
+    }
+    *out = s;
+    return SB_OK;
+}
+
+static int apply(sb_cli *c, seen *sn, const char *name, const char *val)
+{
+    sb_params *p = &c->params;
+    if (!strcmp(name, "backend")) return sb_backend_parse(val, &c->backend);
+    if (!strcmp(name, "size")) return int_option("--size", val, 1, INT_MAX, &p->size);
+    if (!strcmp(name, "reps")) {
+        sn->reps_given = 1;
+        return int_option("--reps", val, 1, SB_MAX_REPS, &p->reps);
+    }
+    if (!strcmp(name, "warmup")) {
+        sn->warmup_given = 1;
+        return int_option("--warmup", val, 0, SB_MAX_WARMUP, &p->warmup);
+    }
+    if (!strcmp(name, "seed")) return seed_option(val, &p->seed);
+    if (!strcmp(name, "param")) return sb_params_add(p, val);
+    if (!strcmp(name, "json")) return json_option(val, &p->json_path);
+    return SB_EXIT_USAGE; /* unreachable: names are checked by the caller */
+}
+
+static int takes_value(const char *name)
+{
+    static const char *const with_value[] = {"backend", "size", "reps", "warmup", "seed", "param", "json", NULL};
+    for (int i = 0; with_value[i]; i++)
+        if (!strcmp(name, with_value[i])) return 1;
+    return strcmp(name, "quiet") == 0 ? 0 : -1;
+}
+
+/* One "--opt", "--opt value" or "--opt=value" at argv[*i]; advances *i past a separate value. */
+static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    char name[32];
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg + 2);
+    int kind = strncmp(arg, "--", 2) || len >= sizeof name ? -1 : takes_value(name);
+    if (kind < 0) {
+        sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
+        return SB_EXIT_USAGE;
+    }
+    if (kind == 0) {
+        if (eq) {
+            sb_error("option --%s takes no value, got '%s'", name, arg);
+            return SB_EXIT_USAGE;
+        }
+        c->params.quiet = 1;
+        return SB_OK;
+    }
+    if (eq) return apply(c, sn, name, eq + 1);
+    if (*i + 1 >= argc) {
+        sb_error("option --%s needs a value", name);
+        return SB_EXIT_USAGE;
+    }
+    return apply(c, sn, name, argv[++*i]);
+}
+
+static int parse_case(sb_cli *c, int argc, char **argv)
+{
+    seen sn = {0, 0};
+    for (int i = 2; i < argc; i++) {
+        int rc;
+        if (argv[i][0] == '-') {
+            rc = option(c, &sn, argc, argv, &i);
+        } else if (!c->kernel) {
+            c->kernel = argv[i];
+            rc = SB_OK;
+        } else {
+            sb_error("unexpected argument '%s'; %s takes one KERNEL (already '%s')", argv[i], argv[1], c->kernel);
+            rc = SB_EXIT_USAGE;
+        }
+        if (rc) return rc;
+    }
+    if (!c->kernel) {
+        sb_error("%s needs a KERNEL; see 'scibench list'", argv[1]);
+        return SB_EXIT_USAGE;
+    }
+    /* A validation needs one repetition and no warm-up unless asked otherwise. */
+    if (c->cmd == SB_CMD_VALIDATE) {
+        if (!sn.reps_given) c->params.reps = 1;
+        if (!sn.warmup_given) c->params.warmup = 0;
+    }
+    return SB_OK;
+}
+
+static int command(const char *s, sb_command *out)
+{
+    static const struct {
+        const char *name;
+        sb_command cmd;
+    } table[] = {{"help", SB_CMD_HELP},   {"--help", SB_CMD_HELP}, {"-h", SB_CMD_HELP},
+                 {"--version", SB_CMD_VERSION}, {"list", SB_CMD_LIST}, {"info", SB_CMD_INFO},
+                 {"run", SB_CMD_RUN},     {"validate", SB_CMD_VALIDATE}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (!strcmp(s, table[i].name)) {
+            *out = table[i].cmd;
+            return SB_OK;
+        }
+    }
+    sb_error("unknown command '%s'; accepted: list, info, run, validate, help, --version", s);
+    return SB_EXIT_USAGE;
+}
+
+int sb_cli_parse(int argc, char **argv, sb_cli *out)
+{
+    memset(out, 0, sizeof *out);
+    sb_params_init(&out->params);
+    out->backend = SB_BACKEND_OPENMP_SIMD;
+    if (argc < 2) {
+        sb_error("no command given; try 'scibench help'");
+        return SB_EXIT_USAGE;
+    }
+    int rc = command(argv[1], &out->cmd);
+    if (rc) return rc;
+    if (out->cmd == SB_CMD_RUN || out->cmd == SB_CMD_VALIDATE) return parse_case(out, argc, argv);
+    if (argc > 2) {
+        sb_error("'%s' takes no arguments, got '%s'", argv[1], argv[2]);
+        return SB_EXIT_USAGE;
+    }
+    return SB_OK;
+}
+
+void sb_cli_help(FILE *out)
+{
+    fputs("usage: scibench COMMAND [...]\n"
+          "\n"
+          "commands\n"
+          "  list                     kernels, their sizes and parameters; backends available here\n"
+          "  info                     this machine, with measured peak bandwidth and FMA rates\n"
+          "  run KERNEL [options]     time KERNEL, validate it, print the report\n"
+          "  validate KERNEL [opts]   run once (1 rep, 0 warm-ups by default) and print the validation\n"
+          "  help, --help             this text\n"
+          "  --version                build provenance: git commit, compilers, -march\n"
+          "\n"
+          "options (also as --option=value)\n"
+          "  --backend B     openmp_simd (default), cuda, reference (the scalar oracle)\n"
+          "  --size N        problem size; 0 or absent = the kernel's default (see 'list')\n"
+          "  --reps R        timed repetitions, 1..100000 (default 5)\n"
+          "  --warmup W      untimed repetitions first, 0..100000 (default 1)\n"
+          "  --seed S        input seed, 0..2^64-1 (default 1)\n"
+          "  --param K=V     kernel parameter, repeatable (see 'list')\n"
+          "  --json FILE     also write Google Benchmark JSON to FILE (never a partial file)\n"
+          "  --quiet         no progress line on stderr\n"
+          "\n"
+          "units\n"
+          "  time per repetition in ms (median, min, max; CUDA events on GPU, monotonic clock on CPU);\n"
+          "  throughput in the kernel's items/s; bandwidth in GB/s (10^9 B/s) from the kernel's byte\n"
+          "  model; FLOP rate in GFLOP/s (an FMA counts 2); % of peak against this machine's measured\n"
+          "  copy (GPU) or STREAM triad (CPU) bandwidth and FMA rate. JSON times are in ms, rates per s.\n"
+          "\n"
+          "exit codes\n"
+          "  0  ran and validation passed      2  usage error or backend unavailable\n"
+          "  1  validation failed              3  runtime error\n",
+          out);
+}

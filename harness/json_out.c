@@ -1,0 +1,285 @@
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json_out.h"
+#include "params.h"
+#include "version.h"
+
+/* jansson refuses NaN and inf (json_real returns NULL): they become null. */
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *percent(double achieved, double peak) { return peak > 0 ? num(100.0 * achieved / peak) : json_null(); }
+
+/* ---- path check ------------------------------------------------------- */
+
+static void parent_dir(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else if (slash == path)
+        snprintf(dir, n, "/");
+    else
+        snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+int sb_json_check_path(const char *path)
+{
+    struct stat st;
+    char dir[4096];
+    if (!path || !*path) {
+        sb_error("--json needs a file path");
+        return SB_EXIT_USAGE;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        sb_error("--json %s: %s; expected a file path", path, S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+        return SB_EXIT_USAGE;
+    }
+    parent_dir(path, dir, sizeof dir);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        sb_error("--json %s: directory %s does not exist", path, dir);
+        return SB_EXIT_USAGE;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        sb_error("--json %s: directory %s is not writable", path, dir);
+        return SB_EXIT_USAGE;
+    }
+    return SB_OK;
+}
+
+/* ---- context ---------------------------------------------------------- */
+
+/* ISO 8601 with a +hh:mm offset, as Google Benchmark writes it. */
+static json_t *iso_date(void)
+{
+    char buf[40], zone[8];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    strftime(zone, sizeof zone, "%z", &tm);
+    size_t len = strlen(buf);
+    if (strlen(zone) == 5)
+        snprintf(buf + len, sizeof buf - len, "%.3s:%s", zone, zone + 3);
+    return json_string(buf);
+}
+
+static json_t *cpu_json(const sb_cpu_info *c)
+{
+    return json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:s}", "model", c->cpu_model, "logical_cpus", c->logical_cpus,
+                     "omp_threads", c->omp_threads, "isa_compiled", c->isa_compiled, "isa_supported",
+                     c->isa_supported, "simd_float_lanes", c->simd_float_lanes, "proc_bind", c->proc_bind);
+}
+
+static json_t *gpu_json(const sb_hwinfo *hw)
+{
+    const sb_cuda_info *g = &hw->gpu;
+    char cc[16];
+    if (!hw->have_gpu) return json_null();
+    snprintf(cc, sizeof cc, "%d.%d", g->cc_major, g->cc_minor);
+    json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:I, s:i, s:i, s:i, s:i}", "name", g->name, "device", g->device,
+                          "compute_capability", cc, "sm_count", g->sm_count, "global_mem_bytes",
+                          (json_int_t)g->global_mem_bytes, "l2_bytes", g->l2_bytes, "sm_clock_mhz",
+                          g->sm_clock_mhz, "mem_clock_mhz", g->mem_clock_mhz, "mem_bus_bits", g->mem_bus_bits);
+    json_object_set_new(o, "max_threads_per_sm", json_integer(g->max_threads_per_sm));
+    json_object_set_new(o, "regs_per_sm", json_integer(g->regs_per_sm));
+    json_object_set_new(o, "smem_per_sm", json_integer((json_int_t)g->smem_per_sm));
+    json_object_set_new(o, "driver_version", json_integer(g->driver_version));
+    json_object_set_new(o, "runtime_version", json_integer(g->runtime_version));
+    json_object_set_new(o, "theoretical_bandwidth_Bps", num(g->theoretical_bw));
+    return o;
+}
+
+static json_t *peaks_json(const sb_peaks *pk)
+{
+    char key[48];
+    if (!pk->measured) return json_null();
+    snprintf(key, sizeof key, "%s_bandwidth_Bps", pk->bw_kind);
+    json_t *o = json_object();
+    json_object_set_new(o, key, num(pk->bandwidth));
+    json_object_set_new(o, "fma_fp32_flops", num(pk->fma_fp32));
+    json_object_set_new(o, "fma_fp64_flops", num(pk->fma_fp64));
+    return o;
+}
+
+static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char *exe)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "date", iso_date());
+    json_object_set_new(o, "host_name", json_string(hw->hostname));
+    json_object_set_new(o, "executable", json_string(exe ? exe : "scibench"));
+    json_object_set_new(o, "num_cpus", json_integer(hw->cpu.logical_cpus));
+    json_object_set_new(o, "mhz_per_cpu", json_integer((json_int_t)lround(hw->cpu_mhz)));
+    json_object_set_new(o, "cpu_scaling_enabled", json_false());
+    json_object_set_new(o, "caches", json_array());
+    json_object_set_new(o, "library_build_type", json_string("release"));
+    json_object_set_new(o, "machine", json_string(hw->machine));
+    json_object_set_new(o, "git_commit", json_string(sb_version_commit()));
+    json_object_set_new(o, "compiler", json_string(sb_version_cc()));
+    json_object_set_new(o, "nvcc", json_string(sb_version_nvcc()));
+    json_object_set_new(o, "arch", json_string(sb_version_arch()));
+    json_object_set_new(o, "cpu", cpu_json(&hw->cpu));
+    json_object_set_new(o, "gpu", gpu_json(hw));
+    json_object_set_new(o, "peaks", peaks_json(&r->peaks));
+    return o;
+}
+
+/* ---- scibench fields -------------------------------------------------- */
+
+/* Every accepted key with its effective value, so a result records defaults too. */
+static json_t *params_json(const sb_result *r)
+{
+    json_t *o = json_object();
+    const sb_param_spec *spec = r->kernel->params;
+    for (int i = 0; spec && spec[i].key; i++) {
+        const char *v = sb_params_value(r->params, spec[i].key);
+        json_object_set_new(o, spec[i].key, json_string(v ? v : spec[i].def));
+    }
+    for (int i = 0; i < r->params->nkv; i++)
+        if (!json_object_get(o, r->params->kv[i].key))
+            json_object_set_new(o, r->params->kv[i].key, json_string(r->params->kv[i].value));
+    return o;
+}
+
+static json_t *launch_json(const sb_result *r)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < r->nlaunch; i++) {
+        const sb_launch *l = &r->launch[i];
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "name", l->name, "block", l->block, "grid",
+                              l->grid, "regs_per_thread", l->regs, "smem_static_bytes", l->smem_static,
+                              "smem_dynamic_bytes", l->smem_dynamic, "blocks_per_sm", l->blocks_per_sm);
+        json_object_set_new(o, "occupancy", num(l->occupancy));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static const char *kind_name(sb_tol_kind k)
+{
+    return k == SB_TOL_ABS ? "abs" : k == SB_TOL_REL ? "rel" : "max";
+}
+
+static json_t *validation_json(const sb_result *r)
+{
+    json_t *checks = json_array();
+    for (int i = 0; i < r->validation.n; i++) {
+        const sb_check *c = &r->validation.check[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(c->name));
+        json_object_set_new(o, "value", num(c->value));
+        json_object_set_new(o, "reference", num(c->reference));
+        json_object_set_new(o, "tolerance", num(c->tolerance));
+        json_object_set_new(o, "kind", json_string(kind_name(c->kind)));
+        json_object_set_new(o, "unit", json_string(c->unit));
+        json_object_set_new(o, "source", json_string(c->source));
+        json_object_set_new(o, "pass", json_boolean(c->pass));
+        json_array_append_new(checks, o);
+    }
+    return json_pack("{s:b, s:o}", "passed", r->passed, "checks", checks);
+}
+
+/* ---- benchmarks ------------------------------------------------------- */
+
+/* time_s is this entry's real_time; rate_s the time its rates derive from
+ * (an aggregate "min" holds the minimum of each field, so its rates come
+ * from the slowest repetition, as Google Benchmark computes them). */
+static void set_measurements(json_t *b, const sb_result *r, double time_s, double rate_s)
+{
+    double bw = sb_rate(r->work.bytes, rate_s), fl = sb_rate(r->work.flops, rate_s);
+    json_object_set_new(b, "real_time", num(time_s * 1e3));
+    json_object_set_new(b, "cpu_time", num(time_s * 1e3));
+    json_object_set_new(b, "time_unit", json_string("ms"));
+    json_object_set_new(b, "items_per_second", num(sb_rate(r->work.items, rate_s)));
+    json_object_set_new(b, "bytes_per_second", num(bw));
+    json_object_set_new(b, "flops_per_second", r->work.flops > 0 ? num(fl) : json_null());
+    json_object_set_new(b, "percent_peak_bandwidth", percent(bw, r->peaks.measured ? r->peaks.bandwidth : 0));
+    json_object_set_new(b, "percent_peak_flops", r->work.flops > 0 ? percent(fl, sb_flop_peak(r)) : json_null());
+}
+
+static void set_scibench_fields(json_t *b, const sb_result *r)
+{
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->params->seed);
+    /* Counters sit beside the standard fields, as Google Benchmark's user counters do;
+     * a counter named like a standard field must not overwrite it. */
+    for (int i = 0; i < r->counters.n; i++)
+        if (!json_object_get(b, r->counters.c[i].name))
+            json_object_set_new(b, r->counters.c[i].name, num(r->counters.c[i].value));
+    json_object_set_new(b, "kernel", json_string(r->kernel->name));
+    json_object_set_new(b, "backend", json_string(sb_backend_name(r->backend)));
+    json_object_set_new(b, "size", json_integer(r->params->size));
+    /* A uint64 seed can exceed JSON's safe integers. */
+    json_object_set_new(b, "seed", r->params->seed <= (1ull << 53) ? json_integer((json_int_t)r->params->seed) : json_string(seed));
+    json_object_set_new(b, "params", params_json(r));
+    json_object_set_new(b, "item", json_string(r->kernel->item));
+    json_object_set_new(b, "launch", launch_json(r));
+    json_object_set_new(b, "validation", validation_json(r));
+}
+
+static json_t *entry(const sb_result *r, const char *run_name, const char *aggregate)
+{
+    char name[192];
+    json_t *b = json_object();
+    snprintf(name, sizeof name, "%s%s%s", run_name, aggregate ? "_" : "", aggregate ? aggregate : "");
+    json_object_set_new(b, "name", json_string(name));
+    json_object_set_new(b, "family_index", json_integer(0));
+    json_object_set_new(b, "per_family_instance_index", json_integer(0));
+    json_object_set_new(b, "run_name", json_string(run_name));
+    json_object_set_new(b, "run_type", json_string(aggregate ? "aggregate" : "iteration"));
+    json_object_set_new(b, "repetitions", json_integer(r->params->reps));
+    json_object_set_new(b, "threads", json_integer(r->threads));
+    json_object_set_new(b, "iterations", json_integer(1));
+    return b;
+}
+
+static json_t *benchmarks_json(const sb_result *r)
+{
+    char run_name[160];
+    const sb_stats *s = &r->stats;
+    json_t *a = json_array();
+    snprintf(run_name, sizeof run_name, "%s/%s/%d", r->kernel->name, sb_backend_name(r->backend), r->params->size);
+    for (int i = 0; i < r->params->reps; i++) {
+        json_t *b = entry(r, run_name, NULL);
+        json_object_set_new(b, "repetition_index", json_integer(i));
+        set_measurements(b, r, r->times[i], r->times[i]);
+        set_scibench_fields(b, r);
+        json_array_append_new(a, b);
+    }
+    const char *agg[3] = {"median", "min", "max"};
+    const double t[3] = {s->median, s->min, s->max}, rate_t[3] = {s->median, s->max, s->min};
+    for (int k = 0; k < 3; k++) {
+        json_t *b = entry(r, run_name, agg[k]);
+        json_object_set_new(b, "aggregate_name", json_string(agg[k]));
+        json_object_set_new(b, "aggregate_unit", json_string("time"));
+        set_measurements(b, r, t[k], rate_t[k]);
+        set_scibench_fields(b, r);
+        json_array_append_new(a, b);
+    }
+    return a;
+}
+
+int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe)
+{
+    char tmp[4200];
+    json_t *root = json_object();
+    json_object_set_new(root, "context", context_json(r, hw, exe));
+    json_object_set_new(root, "benchmarks", benchmarks_json(r));
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    errno = 0;
+    int bad = json_dump_file(root, tmp, JSON_INDENT(2)) != 0 || rename(tmp, path) != 0;
+    int err = errno;
+    json_decref(root);
+    if (bad) {
+        sb_error("could not write %s: %s", path, err ? strerror(err) : "write failed");
+        unlink(tmp);
+        return SB_EXIT_RUNTIME;
+    }
+    return SB_OK;
+}

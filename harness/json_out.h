@@ -1,0 +1,17 @@
+/* Results as Google Benchmark JSON (context + benchmarks[]), so its
+ * compare.py and github-action-benchmark read them, plus scibench fields. */
+#ifndef SB_JSON_OUT_H
+#define SB_JSON_OUT_H
+
+#include "hwinfo.h"
+#include "runloop.h"
+
+/* Before running: the path must name a file (not a directory) in an existing,
+ * writable directory. SB_OK, or SB_EXIT_USAGE with a message naming the path. */
+int sb_json_check_path(const char *path);
+
+/* Writes <path>.tmp and renames it onto path: never a partial file.
+ * exe is argv[0]. SB_OK or SB_EXIT_RUNTIME with a message. */
+int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe);
+
+#endif
