@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# CLI integration test: every bad input exits 2 with one stderr line naming the
+# bad value, prints nothing on stdout and creates no file; list/help exit 0.
+# Usage: SB=build/scibench bash tests/cli_test.sh
+set -u
+SB=${SB:-build/scibench}
+SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+[ -x "$SB" ] || { echo "cli_test: $SB is not an executable (run make first)"; exit 1; }
+
+pass=0
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# Runs scibench in an empty scratch directory; sets rc, out, err and files (what it left behind).
+run_sb() {
+    local dir="$work/run"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && "$SB" "$@" >"$work/out" 2>"$work/err")
+    rc=$?
+    out=$(cat "$work/out")
+    err=$(cat "$work/err")
+    files=$(ls -A "$dir")
+}
+
+# expect_usage NEEDLE ARGS...: exit 2, one line on stderr containing NEEDLE, nothing else.
+expect_usage() {
+    local needle=$1
+    shift
+    run_sb "$@"
+    local what="scibench $*"
+    local lines
+    lines=$(printf '%s\n' "$err" | grep -c .)
+    if [ "$rc" -ne 2 ]; then bad "$what: exit $rc, expected 2 (stderr: $err)"; return; fi
+    if [ "$lines" -ne 1 ]; then bad "$what: $lines stderr lines, expected 1: $err"; return; fi
+    case "$err" in
+        "scibench: error: "*"$needle"*) ;;
+        *) bad "$what: stderr does not mention '$needle': $err"; return ;;
+    esac
+    if [ -n "$out" ]; then bad "$what: wrote to stdout: $out"; return; fi
+    if [ -n "$files" ]; then bad "$what: created files: $files"; return; fi
+    ok
+}
+
+# expect_ok NEEDLE ARGS...: exit 0 and NEEDLE on stdout.
+expect_ok() {
+    local needle=$1
+    shift
+    run_sb "$@"
+    if [ "$rc" -ne 0 ]; then bad "scibench $*: exit $rc, expected 0 (stderr: $err)"; return; fi
+    case "$out" in
+        *"$needle"*) ok ;;
+        *) bad "scibench $*: stdout lacks '$needle'" ;;
+    esac
+}
+
+K=lattice_mc
+expect_usage "no command"
+expect_usage "frobnicate" frobnicate
+expect_usage "nope" run nope
+expect_usage "nope" validate nope --size 8
+expect_usage "run needs a KERNEL" run
+expect_usage "extra" run $K extra
+expect_usage "foo" run $K --backend foo
+expect_usage "foo" run $K --backend=foo
+expect_usage "99999999" run $K --size 99999999
+expect_usage "12abc" run $K --size 12abc
+expect_usage "nonsense" run $K --param nonsense
+expect_usage "=5" run $K --param =5
+expect_usage "T=abc" run $K --param T=abc
+expect_usage "T=nan" run $K --param T=nan
+expect_usage "bogus_key" run $K --param bogus_key=1
+expect_usage "T given twice" run $K --param T=1 --param T=2
+expect_usage "abc" run $K --reps abc
+expect_usage "--reps 0" run $K --reps 0
+expect_usage "100001" run $K --reps=100001
+expect_usage "-5" run $K --warmup -5
+expect_usage "-1" run $K --seed -1
+expect_usage "--reps" run $K --reps
+expect_usage "--bogus" run $K --bogus
+expect_usage "--quiet" run $K --quiet=yes
+expect_usage "extra" list extra
+expect_usage "/nonexistent/dir/x.json" run $K --json /nonexistent/dir/x.json
+[ -e /nonexistent/dir/x.json ] && bad "/nonexistent/dir/x.json was created"
+mkdir -p "$work/adir"
+expect_usage "$work/adir" run $K --json "$work/adir"
+# A usage error found after the JSON path check still leaves no file behind.
+expect_usage "bogus_key" run $K --param bogus_key=1 --json out.json
+expect_usage "99999999" validate $K --size 99999999 --json out.json
+
+# The cuda backend either runs or refuses with exit 2; never falls back.
+if "$SB" list 2>/dev/null | grep -q "cuda .*not available"; then
+    expect_usage "cuda" run $K --backend cuda
+fi
+
+expect_ok "lattice_mc" list
+expect_ok "exit codes" --help
+expect_ok "exit codes" help
+expect_ok "scibench" --version
+
+# One real validation at the CI size, with JSON: exit 0, a complete file, no leftovers.
+ci=$("$SB" list | grep -o 'CI [0-9]*' | head -1 | cut -d' ' -f2)
+run_sb validate $K --size "${ci:-8}" --quiet --json v.json
+if [ "$rc" -eq 0 ] && [ "$files" = "v.json" ] && grep -q '"passed": true' "$work/run/v.json" \
+    && printf '%s' "$out" | grep -q "VALIDATION PASSED"; then
+    ok
+else
+    bad "validate $K --size ${ci:-8} --json v.json: exit $rc, files '$files', stderr: $err"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
