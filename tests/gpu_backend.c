@@ -11,26 +11,7 @@
 #include <string.h>
 
 #include "sb_cuda.h"
-
-static int skip_said; /* the reason is printed once */
-
-static int gpu_required(void) {
-    const char *s = getenv("SB_REQUIRE_GPU");
-    return s && *s && strcmp(s, "0") != 0;
-}
-
-/* Skips (or, when a GPU is required, fails) the calling test without a GPU;
- * otherwise selects and initialises the device. */
-#define REQUIRE_GPU(info)                                                             \
-    do {                                                                              \
-        const char *why_ = NULL;                                                      \
-        if (!sb_cuda_available(&why_)) {                                              \
-            if (gpu_required()) fail_msg("SB_REQUIRE_GPU is set but no GPU: %s", why_); \
-            if (!skip_said++) printf("SKIP: no GPU: %s\n", why_);                     \
-            skip();                                                                   \
-        }                                                                             \
-        assert_int_equal(sb_cuda_init(info), SB_OK);                                  \
-    } while (0)
+#include "gpu_util.h"
 
 static void test_init(void **state) {
     (void)state;
