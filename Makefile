@@ -37,7 +37,7 @@ GPU_SRC  := $(wildcard tests/gpu_*.c)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 GPUTESTS := $(GPU_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run validate test test-gpu clean help info FORCE
+.PHONY: all tests run validate test test-gpu clean help info FORCE
 all: $(BUILD)/scibench
 
 $(BUILD)/scibench: $(MAIN_OBJ) $(LIB)
@@ -82,6 +82,9 @@ validate: $(BUILD)/scibench
 info: $(BUILD)/scibench
 	$(BUILD)/scibench info
 
+# Build every test binary without running it (e.g. before carrying build/ to the GPU machine).
+tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
+
 # CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
 test: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
@@ -97,6 +100,7 @@ help:
 	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [ARGS='--reps 5 --param T=0.5']"
 	@echo "make validate KERNEL=k BACKEND=b SIZE=n   run + full validation only"
 	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
+	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
 	@echo "make info      hardware report with measured peaks"
 

@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(256) lmc_tick(tick_args a, double *acc)
         if (active) {
             uint32_t site = (uint32_t)(x + a.L * (y + a.L * z));
             philox4x32_ctr_t r = lmc_random(a.seed, site, a.sweep, (uint32_t)a.s, LMC_TAG_MOVE);
-            lmc_result u = lmc_update(a.x[own], a.y[own], a.z[own], e, a.k, r);
+            lmc_result u = lmc_update(a.x[own], a.y[own], a.z[own], e, a.k, r, DROPLET);
             if (u.accepted) {
                 a.x[own] = u.x;
                 a.y[own] = u.y;
@@ -94,6 +94,7 @@ __global__ void __launch_bounds__(256) lmc_tick(tick_args a, double *acc)
     }
     __shared__ double sd[8], sn[8];
     const int t = threadIdx.x + blockDim.x * threadIdx.y, warp = t >> 5, nwarps = (blockDim.x * blockDim.y) >> 5;
+    /* blockDim is 256 = 8 full warps: every lane exists for the full-mask shuffles */
     if ((t & 31) == 0) sd[warp] = d, sn[warp] = n;
     __syncthreads();
     if (t == 0) {
@@ -137,8 +138,10 @@ int cu_upload(lmc *m)
     SB_CU(cudaMalloc(&st->f, n));
     SB_CU(cudaMalloc(&st->acc, 2 * sizeof(double)));
     SB_CU(cudaMemset(st->acc, 0, 2 * sizeof(double)));
-    int bx = st->h < 128 ? st->h : 128;
-    int by = 256 / bx < st->h ? 256 / bx : st->h;
+    /* 256 threads, a whole number of warps (the block reduction relies on it),
+     * x fastest; lanes past the row end idle on small lattices */
+    int bx = st->h >= 128 ? 128 : (st->h + 31) / 32 * 32;
+    int by = 256 / bx;
     st->block = dim3(bx, by, 1);
     st->grid = dim3((st->h + bx - 1) / bx, (st->h + by - 1) / by, st->h);
     /* flags through the same staging path: widen to float and back is wasteful; copy directly */

@@ -3,12 +3,15 @@
  * (2 xh + px, 2 yh + py, 2 zh + pz) at index xh + h (yh + h zh), h = L/2, so a
  * tick streams one contiguous (L/2)^3 block and reads its three neighbour
  * sub-lattices s^1, s^2, s^4 row by row. Rows are split over threads; each row
- * is one `omp simd` loop whose only irregular element, the periodic wrap of the
- * x neighbour, is peeled off. */
+ * is one `omp simd` loop over all h sites. The one irregular access, the x
+ * neighbour that wraps around the row end, is removed by first copying that
+ * neighbour row, shifted by one with the wrap, into a small per-thread buffer:
+ * then every load in the loop is contiguous and no site falls to scalar code. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lattice_mc/lmc.h"
+#include "lattice_mc/philox_row.h"
 #include "lattice_mc/physics.h"
 #include "sb_omp.h"
 
@@ -53,26 +56,26 @@ static int omp_download(lmc *m)
     return SB_OK;
 }
 
-/* Pointers to one row of the updated sub-lattice and its six neighbour rows. */
+/* Pointers to one row of the updated sub-lattice and its six neighbour rows
+ * (+x, -x, +y, -y, +z, -z), all indexed by the site's own xh. */
 typedef struct {
     float *ox, *oy, *oz;
     const uint8_t *of;
-    const float *nx[6], *ny[6], *nz[6]; /* +x,-x rows (indexed by xh shift), +y,-y,+z,-z */
+    const float *nx[6], *ny[6], *nz[6];
     const uint8_t *nf[6];
-    int shift[2]; /* x index offsets of the +x / -x neighbours: xh+px, xh-1+px */
+    const uint32_t *r0, *r1, *r2; /* the row's random words, from lmc_philox_row */
 } omp_row;
 
 /* One site of a row; `droplet` is a literal at each call so the bulk loop has no flag loads. */
 static inline __attribute__((always_inline)) void
-omp_site(const omp_row *rw, int xh, int xp, int xm, int droplet, int L, int x0, int y, int z, int sub,
-         uint32_t sweep, uint64_t seed, float W, lmc_consts k, float *de_sum, int *acc_sum)
+omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, float W, lmc_consts k,
+         float *de_sum, int *acc_sum)
 {
-    int idx[6] = {xp, xm, xh, xh, xh, xh};
     lmc_env e;
     LMC_UNROLL
     for (int j = 0; j < 6; j++) {
-        e.x[j] = rw->nx[j][idx[j]], e.y[j] = rw->ny[j][idx[j]], e.z[j] = rw->nz[j][idx[j]];
-        e.w[j] = droplet ? (float)(rw->nf[j][idx[j]] & LMC_ACTIVE) : 1.0f;
+        e.x[j] = rw->nx[j][xh], e.y[j] = rw->ny[j][xh], e.z[j] = rw->nz[j][xh];
+        e.w[j] = droplet ? (float)(rw->nf[j][xh] & LMC_ACTIVE) : 1.0f;
     }
     int x = x0 + 2 * xh;
     e.nux = e.nuy = e.nuz = e.wi = 0.0f;
@@ -83,9 +86,8 @@ omp_site(const omp_row *rw, int xh, int xp, int xm, int droplet, int L, int x0, 
         lmc_normal(L, x, y, z, &e.nux, &e.nuy, &e.nuz);
         e.wi = (f & LMC_SURFACE) ? W : 0.0f;
     }
-    uint32_t site = (uint32_t)(x + L * (y + L * z));
-    philox4x32_ctr_t r = lmc_random(seed, site, sweep, (uint32_t)sub, LMC_TAG_MOVE);
-    lmc_result u = lmc_update(rw->ox[xh], rw->oy[xh], rw->oz[xh], e, k, r);
+    philox4x32_ctr_t r = {{rw->r0[xh], rw->r1[xh], rw->r2[xh], 0}};
+    lmc_result u = lmc_update(rw->ox[xh], rw->oy[xh], rw->oz[xh], e, k, r, droplet);
     int acc = u.accepted & active;
     rw->ox[xh] = acc ? u.x : rw->ox[xh];
     rw->oy[xh] = acc ? u.y : rw->oy[xh];
@@ -101,45 +103,59 @@ static void omp_tick(lmc *m, int s, uint32_t sweep, lmc_consts k)
     const int px = s & 1, py = (s >> 1) & 1, pz = (s >> 2) & 1;
     const float W = (float)m->cfg.W;
     const uint64_t seed = m->cfg.seed;
+    /* the x neighbour that wraps: -x (j = 1) at xh-1 for px = 0, +x (j = 0) at xh+1 for px = 1 */
+    const int jw = px ? 0 : 1, shift = px ? 1 : h - 1;
     double dE = 0.0, accepted = 0.0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : dE, accepted)
-    for (int zh = 0; zh < h; zh++)
-        for (int yh = 0; yh < h; yh++) {
-            int yP = (yh + py) % h, yM = (yh - 1 + py + h) % h;
-            int zP = (zh + pz) % h, zM = (zh - 1 + pz + h) % h;
-            long row[7] = {(long)h * (yh + (long)h * zh), (long)h * (yh + (long)h * zh), (long)h * (yh + (long)h * zh),
-                           (long)h * (yP + (long)h * zh), (long)h * (yM + (long)h * zh),
-                           (long)h * (yh + (long)h * zP), (long)h * (yh + (long)h * zM)};
-            int nsub[6] = {s ^ 1, s ^ 1, s ^ 2, s ^ 2, s ^ 4, s ^ 4};
-            omp_row rw;
-            rw.ox = st->x + s * st->h3 + row[0];
-            rw.oy = st->y + s * st->h3 + row[0];
-            rw.oz = st->z + s * st->h3 + row[0];
-            rw.of = st->f + s * st->h3 + row[0];
-            for (int j = 0; j < 6; j++) {
-                long o = nsub[j] * st->h3 + row[j + 1];
-                rw.nx[j] = st->x + o, rw.ny[j] = st->y + o, rw.nz[j] = st->z + o, rw.nf[j] = st->f + o;
-            }
-            int y = 2 * yh + py, z = 2 * zh + pz;
-            float de_row = 0.0f;
-            int acc_row = 0;
-            /* the wrapped x neighbour: xh = 0 for px = 0, xh = h-1 for px = 1 */
-            int xe = px ? h - 1 : 0;
-            int lo = px ? 0 : 1, hi = px ? h - 1 : h;
-            if (droplet) {
-                omp_site(&rw, xe, (xe + px) % h, (xe - 1 + px + h) % h, 1, L, px, y, z, s, sweep, seed, W, k, &de_row, &acc_row);
+#pragma omp parallel reduction(+ : dE, accepted)
+    {
+        /* per-thread row buffers: the shifted x-neighbour row, then the random words */
+        float *bx = sb_aligned_alloc(6 * (size_t)h * sizeof(float) + (size_t)h), *by = bx + h, *bz = by + h;
+        uint32_t *r0 = (uint32_t *)(bz + h), *r1 = r0 + h, *r2 = r1 + h;
+        uint8_t *bf = (uint8_t *)(r2 + h);
+#pragma omp for collapse(2) schedule(static)
+        for (int zh = 0; zh < h; zh++)
+            for (int yh = 0; yh < h; yh++) {
+                int yP = (yh + py) % h, yM = (yh - 1 + py + h) % h;
+                int zP = (zh + pz) % h, zM = (zh - 1 + pz + h) % h;
+                long own = (long)h * (yh + (long)h * zh);
+                long row[6] = {own, own, (long)h * (yP + (long)h * zh), (long)h * (yM + (long)h * zh),
+                               (long)h * (yh + (long)h * zP), (long)h * (yh + (long)h * zM)};
+                int nsub[6] = {s ^ 1, s ^ 1, s ^ 2, s ^ 2, s ^ 4, s ^ 4};
+                omp_row rw;
+                rw.ox = st->x + s * st->h3 + own;
+                rw.oy = st->y + s * st->h3 + own;
+                rw.oz = st->z + s * st->h3 + own;
+                rw.of = st->f + s * st->h3 + own;
+                for (int j = 0; j < 6; j++) {
+                    long o = nsub[j] * st->h3 + row[j];
+                    rw.nx[j] = st->x + o, rw.ny[j] = st->y + o, rw.nz[j] = st->z + o, rw.nf[j] = st->f + o;
+                }
+                /* buf[i] = row[(i + shift) mod h]: two contiguous pieces */
+                size_t n1 = (size_t)(h - shift), n2 = (size_t)shift;
+                memcpy(bx, rw.nx[jw] + shift, n1 * 4), memcpy(bx + n1, rw.nx[jw], n2 * 4);
+                memcpy(by, rw.ny[jw] + shift, n1 * 4), memcpy(by + n1, rw.ny[jw], n2 * 4);
+                memcpy(bz, rw.nz[jw] + shift, n1 * 4), memcpy(bz + n1, rw.nz[jw], n2 * 4);
+                if (droplet) memcpy(bf, rw.nf[jw] + shift, n1), memcpy(bf + n1, rw.nf[jw], n2);
+                rw.nx[jw] = bx, rw.ny[jw] = by, rw.nz[jw] = bz, rw.nf[jw] = bf;
+                int y = 2 * yh + py, z = 2 * zh + pz;
+                lmc_philox_row(seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE, r0, r1, r2);
+                rw.r0 = r0, rw.r1 = r1, rw.r2 = r2;
+                float de_row = 0.0f;
+                int acc_row = 0;
+                if (droplet) {
 #pragma omp simd reduction(+ : de_row, acc_row)
-                for (int xh = lo; xh < hi; xh++)
-                    omp_site(&rw, xh, xh + px, xh - 1 + px, 1, L, px, y, z, s, sweep, seed, W, k, &de_row, &acc_row);
-            } else {
-                omp_site(&rw, xe, (xe + px) % h, (xe - 1 + px + h) % h, 0, L, px, y, z, s, sweep, seed, W, k, &de_row, &acc_row);
+                    for (int xh = 0; xh < h; xh++)
+                        omp_site(&rw, xh, 1, L, px, y, z, W, k, &de_row, &acc_row);
+                } else {
 #pragma omp simd reduction(+ : de_row, acc_row)
-                for (int xh = lo; xh < hi; xh++)
-                    omp_site(&rw, xh, xh + px, xh - 1 + px, 0, L, px, y, z, s, sweep, seed, W, k, &de_row, &acc_row);
+                    for (int xh = 0; xh < h; xh++)
+                        omp_site(&rw, xh, 0, L, px, y, z, W, k, &de_row, &acc_row);
+                }
+                dE += de_row;
+                accepted += acc_row;
             }
-            dE += de_row;
-            accepted += acc_row;
-        }
+        sb_aligned_free(bx);
+    }
     st->dE += dE;
     st->accepted += accepted;
 }

@@ -165,7 +165,8 @@ typedef struct {
  * sphere: the proposal density depends only on n.n', so it is symmetric and plain
  * Metropolis acceptance min(1, exp(-beta dE)) gives detailed balance.
  * Energy of site i: -sum_j w_j P2(n.n_j) - Wi (n.nu)^2 - chi n_z^2, P2(x) = (3x^2-1)/2. */
-LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, philox4x32_ctr_t r)
+LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, philox4x32_ctr_t r,
+                             int anchored)
 {
     float sx, sy, sz;
     lmc_sphere(lmc_u01(r.v[0]), lmc_u01(r.v[1]), &sx, &sy, &sz);
@@ -184,11 +185,14 @@ LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts
         float xn = lmc_dot(tx, ty, tz, e.x[j], e.y[j], e.z[j]);
         db = fmaf(e.w[j], fmaf(xn, xn, -xo * xo), db);
     }
-    float ao = lmc_dot(ox, oy, oz, e.nux, e.nuy, e.nuz);
-    float an = lmc_dot(tx, ty, tz, e.nux, e.nuy, e.nuz);
-    float da = fmaf(an, an, -ao * ao);
     float dz = fmaf(tz, tz, -oz * oz);
-    float de = -(fmaf(1.5f, db, fmaf(e.wi, da, k.chi * dz)));
+    float rest = k.chi * dz;
+    if (anchored) { /* a literal at every call: bulk code carries no anchoring arithmetic */
+        float ao = lmc_dot(ox, oy, oz, e.nux, e.nuy, e.nuz);
+        float an = lmc_dot(tx, ty, tz, e.nux, e.nuy, e.nuz);
+        rest = fmaf(e.wi, fmaf(an, an, -ao * ao), rest); /* == rest exactly when wi = 0 */
+    }
+    float de = -(fmaf(1.5f, db, rest));
     float p = lmc_exp_neg(-k.beta * (de > 0.0f ? de : 0.0f));
     /* bitwise, not short-circuit: keeps the SIMD loop body free of branches */
     int acc = ok & ((de <= 0.0f) | (lmc_u01(r.v[2]) < p));

@@ -36,7 +36,7 @@ static void ref_site(lmc *m, ref_state *st, int x, int y, int z, int sub, uint32
         e.wi = (float)m->cfg.W;
     }
     philox4x32_ctr_t r = lmc_random(m->cfg.seed, (uint32_t)i, sweep, (uint32_t)sub, LMC_TAG_MOVE);
-    lmc_result u = lmc_update(m->nx[i], m->ny[i], m->nz[i], e, k, r);
+    lmc_result u = lmc_update(m->nx[i], m->ny[i], m->nz[i], e, k, r, 1);
     m->nx[i] = u.x, m->ny[i] = u.y, m->nz[i] = u.z;
     st->dE += u.de;
     st->accepted += u.accepted;

@@ -102,6 +102,7 @@ static void lmc_geometry(lmc *m)
 
 static void lmc_initial_state(lmc *m)
 {
+#pragma omp parallel for schedule(static)
     for (long i = 0; i < m->nsites; i++) {
         if (m->cfg.init_aligned) {
             m->nx[i] = 0.0f, m->ny[i] = 0.0f, m->nz[i] = 1.0f;

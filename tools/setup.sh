@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs scibench's Debian build dependencies (when missing) and builds everything.
+# Usage (root, or with sudo available): tools/setup.sh [make arguments, e.g. CUDA=0]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkgs=(build-essential libjansson-dev librandom123-dev libcmocka-dev hyperfine gnuplot-nox)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The CUDA toolkit is not a Debian package here: use it where it is installed.
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+if command -v nvcc >/dev/null; then echo "setup: CUDA objects with $(nvcc --version | tail -1)"
+else echo "setup: no nvcc found: building the CPU backends only (CUDA=0)"; fi
+make -j"$(nproc)" "$@"
+make -j"$(nproc)" tests "$@"
