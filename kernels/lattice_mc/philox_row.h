@@ -18,10 +18,12 @@
 #include <immintrin.h>
 #define LMC_PV 16
 #define LMC_MUL_EPU32(a, b) ((lmc_u64v)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
+#define LMC_ODD_FROM(a, b) ((lmc_u32v)_mm512_mask_blend_epi32(0xAAAA, (__m512i)(a), (__m512i)(b)))
 #elif defined(__AVX2__)
 #include <immintrin.h>
 #define LMC_PV 8
 #define LMC_MUL_EPU32(a, b) ((lmc_u64v)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
+#define LMC_ODD_FROM(a, b) ((lmc_u32v)_mm256_blend_epi32((__m256i)(a), (__m256i)(b), 0xAA))
 #endif
 
 #ifdef LMC_PV
@@ -34,8 +36,9 @@ static inline __attribute__((always_inline)) void lmc_mulhilo_v(lmc_u32v a, lmc_
 {
     lmc_u64v pe = LMC_MUL_EPU32(a, m);                   /* products of the even lanes */
     lmc_u64v po = LMC_MUL_EPU32((lmc_u64v)a >> 32, m);   /* ... and of the odd lanes */
-    *hi = (lmc_u32v)((pe >> 32) | (po & 0xffffffff00000000u));
-    *lo = (lmc_u32v)((pe & 0xffffffffu) | (po << 32));
+    /* even 32-bit lanes from the even products, odd lanes from the odd ones */
+    *hi = LMC_ODD_FROM(pe >> 32, po);
+    *lo = LMC_ODD_FROM(pe, po << 32);
 }
 #endif
 
