@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "params.h"
 
 #define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --quiet"
@@ -134,14 +135,15 @@ static int command(const char *s, sb_command *out)
         sb_command cmd;
     } table[] = {{"help", SB_CMD_HELP},   {"--help", SB_CMD_HELP}, {"-h", SB_CMD_HELP},
                  {"--version", SB_CMD_VERSION}, {"list", SB_CMD_LIST}, {"info", SB_CMD_INFO},
-                 {"run", SB_CMD_RUN},     {"validate", SB_CMD_VALIDATE}};
+                 {"run", SB_CMD_RUN},     {"validate", SB_CMD_VALIDATE}, {"compare", SB_CMD_COMPARE},
+                 {"table", SB_CMD_TABLE}, {"machine", SB_CMD_MACHINE}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(s, table[i].name)) {
             *out = table[i].cmd;
             return SB_OK;
         }
     }
-    sb_error("unknown command '%s'; accepted: list, info, run, validate, help, --version", s);
+    sb_error("unknown command '%s'; accepted: list, info, run, validate, compare, table, machine, help, --version", s);
     return SB_EXIT_USAGE;
 }
 
@@ -157,6 +159,14 @@ int sb_cli_parse(int argc, char **argv, sb_cli *out)
     int rc = command(argv[1], &out->cmd);
     if (rc) return rc;
     if (out->cmd == SB_CMD_RUN || out->cmd == SB_CMD_VALIDATE) return parse_case(out, argc, argv);
+    if (out->cmd == SB_CMD_COMPARE || out->cmd == SB_CMD_TABLE) {
+        out->nargs = argc - 2;
+        out->args = argv + 2;
+        if (out->cmd == SB_CMD_COMPARE) return sb_compare_check_args(out->nargs, out->args);
+        if (out->nargs > 0) return SB_OK;
+        sb_error("table needs result files or folders, e.g. 'scibench table results/h100'");
+        return SB_EXIT_USAGE;
+    }
     if (argc > 2) {
         sb_error("'%s' takes no arguments, got '%s'", argv[1], argv[2]);
         return SB_EXIT_USAGE;
@@ -173,6 +183,10 @@ void sb_cli_help(FILE *out)
           "  info                     this machine, with measured peak bandwidth and FMA rates\n"
           "  run KERNEL [options]     time KERNEL, validate it, print the report\n"
           "  validate KERNEL [opts]   run once (1 rep, 0 warm-ups by default) and print the validation\n"
+          "  compare OLD NEW [...]    compare two result files or folders: ratio, noise band, validation;\n"
+          "                           exit 1 on a regression or a validation change (see below)\n"
+          "  table PATH...            CSV of every result in files or folders (what 'make plot' reads)\n"
+          "  machine                  this machine's id: the results/<machine>/ folder its results go to\n"
           "  help, --help             this text\n"
           "  --version                build provenance: git commit, compilers, -march\n"
           "\n"
@@ -186,6 +200,16 @@ void sb_cli_help(FILE *out)
           "  --json FILE     also write Google Benchmark JSON to FILE (never a partial file)\n"
           "  --quiet         no progress line on stderr\n"
           "\n"
+          "compare OLD NEW (files or folders: *.json and one level of subfolders, hyperfine/ skipped)\n"
+          "  --threshold T   a drop of more than T (default 0.10) beyond the noise band is a REGRESSION;\n"
+          "                  noise = mean of each side's (max-min)/median throughput\n"
+          "  --format F      table (default), markdown, csv, json\n"
+          "  --normalise N   none (default): items/s; peak: % of roofline on each file's machine\n"
+          "                  (measured peak bandwidth and FMA rate), to compare across hardware\n"
+          "  cases match on kernel, backend, size, params and seed; a case on one side only is listed.\n"
+          "  A validation change: PASS -> FAIL, a check gone, a check value moved beyond its own\n"
+          "  tolerance, or a stored verdict its own numbers contradict.\n"
+          "\n"
           "units\n"
           "  time per repetition in ms (median, min, max; CUDA events on GPU, monotonic clock on CPU);\n"
           "  throughput in the kernel's items/s; bandwidth in GB/s (10^9 B/s) from the kernel's byte\n"
@@ -194,6 +218,7 @@ void sb_cli_help(FILE *out)
           "\n"
           "exit codes\n"
           "  0  ran and validation passed      2  usage error or backend unavailable\n"
-          "  1  validation failed              3  runtime error\n",
+          "  1  validation failed              3  runtime error\n"
+          "  compare: 0 no regression, 1 a regression or a validation change, 2 usage\n",
           out);
 }

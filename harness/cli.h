@@ -6,13 +6,18 @@
 
 #include "sb.h"
 
-typedef enum { SB_CMD_HELP, SB_CMD_VERSION, SB_CMD_LIST, SB_CMD_INFO, SB_CMD_RUN, SB_CMD_VALIDATE } sb_command;
+typedef enum {
+    SB_CMD_HELP, SB_CMD_VERSION, SB_CMD_LIST, SB_CMD_INFO, SB_CMD_RUN, SB_CMD_VALIDATE,
+    SB_CMD_COMPARE, SB_CMD_TABLE, SB_CMD_MACHINE
+} sb_command;
 
 typedef struct {
     sb_command cmd;
     const char *kernel; /* run/validate: points into argv */
     sb_backend backend;
     sb_params params;
+    int nargs;   /* compare/table: the arguments after the command, parsed by them */
+    char **args;
 } sb_cli;
 
 /* SB_OK, or SB_EXIT_USAGE after one line on stderr naming the bad option or

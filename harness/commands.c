@@ -1,8 +1,10 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "compare.h"
 #include "hwinfo.h"
 #include "registry.h"
+#include "results.h"
 #include "sb_cuda.h"
 #include "sb_omp.h"
 #include "session.h"
@@ -92,6 +94,14 @@ static int cmd_version(void)
     return SB_OK;
 }
 
+static int cmd_machine(void)
+{
+    sb_hwinfo hw;
+    sb_hwinfo_get(&hw);
+    printf("%s\n", hw.machine);
+    return SB_OK;
+}
+
 static int cmd_case(sb_cli *c, const char *exe)
 {
     const sb_kernel *k;
@@ -110,6 +120,9 @@ int sb_command_run(sb_cli *c, const char *exe)
     case SB_CMD_INFO: return cmd_info();
     case SB_CMD_RUN:
     case SB_CMD_VALIDATE: return cmd_case(c, exe);
+    case SB_CMD_COMPARE: return sb_compare_main(c->nargs, c->args, stdout);
+    case SB_CMD_TABLE: return sb_table_main(c->nargs, c->args, stdout);
+    case SB_CMD_MACHINE: return cmd_machine();
     }
     return SB_EXIT_USAGE;
 }

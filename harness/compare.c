@@ -1,0 +1,527 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "params.h"
+#include "results.h"
+
+typedef enum { FMT_TABLE, FMT_MARKDOWN, FMT_CSV, FMT_JSON } format;
+
+typedef struct {
+    const char *path[2]; /* OLD, NEW */
+    double threshold;
+    format fmt;
+    int normalise;
+} options;
+
+typedef struct {
+    const sb_rrow *r[2]; /* OLD, NEW; NULL when absent on that side */
+    char label[256];
+    double v[2], ratio, noise;
+    int regression, faster, validation_changed, still_failing, no_metric;
+    char *notes; /* '\n'-separated */
+} line;
+
+/* ---- options ------------------------------------------------------------ */
+
+static int parse_value(options *o, const char *name, const char *val)
+{
+    if (!strcmp(name, "threshold")) {
+        if (sb_parse_double(val, &o->threshold) == 0 && o->threshold >= 0 && o->threshold < 1) return 0;
+        sb_error("--threshold '%s' is not a fraction; accepted: 0 <= t < 1 (0.10 = 10%%)", val);
+        return SB_EXIT_USAGE;
+    }
+    if (!strcmp(name, "format")) {
+        static const char *const f[] = {"table", "markdown", "csv", "json"};
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(val, f[i])) return o->fmt = (format)i, 0;
+        sb_error("--format '%s' is unknown; accepted: table, markdown, csv, json", val);
+        return SB_EXIT_USAGE;
+    }
+    if (!strcmp(val, "none") || !strcmp(val, "peak")) return o->normalise = !strcmp(val, "peak"), 0;
+    sb_error("--normalise '%s' is unknown; accepted: none, peak", val);
+    return SB_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    int npath = 0;
+    *o = (options){.threshold = 0.10};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2)) {
+            if (npath == 2) {
+                sb_error("compare takes two paths (OLD NEW), got a third: '%s'", a);
+                return SB_EXIT_USAGE;
+            }
+            o->path[npath++] = a;
+            continue;
+        }
+        char name[16];
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), a + 2);
+        if (!strcmp(name, "normalize")) snprintf(name, sizeof name, "normalise");
+        if (len >= sizeof name || (strcmp(name, "threshold") && strcmp(name, "format") && strcmp(name, "normalise"))) {
+            sb_error("unknown option '%s'; accepted: --threshold, --format, --normalise", a);
+            return SB_EXIT_USAGE;
+        }
+        if (!eq && i + 1 >= argc) {
+            sb_error("option --%s needs a value", name);
+            return SB_EXIT_USAGE;
+        }
+        int rc = parse_value(o, name, eq ? eq + 1 : argv[++i]);
+        if (rc) return rc;
+    }
+    if (npath < 2) {
+        sb_error("compare needs OLD and NEW (files or folders); usage: scibench " SB_COMPARE_USAGE);
+        return SB_EXIT_USAGE;
+    }
+    return SB_OK;
+}
+
+int sb_compare_check_args(int argc, char **argv)
+{
+    options o;
+    return parse(argc, argv, &o);
+}
+
+/* ---- analysis ----------------------------------------------------------- */
+
+static void note(line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(line *l, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t have = l->notes ? strlen(l->notes) : 0;
+    char *p = realloc(l->notes, have + strlen(buf) + 2);
+    if (!p) return;
+    snprintf(p + have, strlen(buf) + 2, "%s%s", have ? "\n" : "", buf);
+    l->notes = p;
+}
+
+static const sb_rcheck *find_check(const sb_rrow *r, const char *name)
+{
+    for (int i = 0; i < r->nchecks; i++)
+        if (!strcmp(r->check[i].name, name)) return &r->check[i];
+    return NULL;
+}
+
+static const char *tol_text(const sb_rcheck *c, char *buf, size_t n)
+{
+    if (c->kind == SB_TOL_MAX) return snprintf(buf, n, "<= %.6g", c->reference), buf;
+    snprintf(buf, n, "%s %.3g", c->kind == SB_TOL_ABS ? "abs" : "rel", c->tolerance);
+    return buf;
+}
+
+/* A stored verdict that its own numbers contradict means an edited file. */
+static void consistency(line *l, const sb_rrow *r, const char *side)
+{
+    for (int i = 0; i < r->nchecks; i++) {
+        const sb_rcheck *c = &r->check[i];
+        if (c->consistent) continue;
+        l->validation_changed = 1;
+        note(l, "%s check '%s' says %s but its value %.10g vs reference %.10g fails that (edited file?)", side,
+             c->name, c->pass ? "PASS" : "FAIL", c->value, c->reference);
+    }
+}
+
+static void compare_validation(line *l)
+{
+    const sb_rrow *o = l->r[0], *n = l->r[1];
+    char tol[48];
+    if (!o->has_validation || !n->has_validation) return;
+    consistency(l, o, "OLD");
+    consistency(l, n, "NEW");
+    if (o->passed && !n->passed) {
+        l->validation_changed = 1;
+        note(l, "validation PASS -> FAIL");
+    }
+    l->still_failing = !o->passed && !n->passed;
+    for (int i = 0; i < o->nchecks; i++) {
+        const sb_rcheck *a = &o->check[i], *b = find_check(n, a->name);
+        if (!b) {
+            l->validation_changed = 1;
+            note(l, "check '%s' is gone in NEW", a->name);
+            continue;
+        }
+        if (a->pass && !b->pass) {
+            l->validation_changed = 1;
+            note(l, "check '%s' PASS -> FAIL: %.10g -> %.10g (reference %.10g, %s)", a->name, a->value, b->value,
+                 b->reference, tol_text(b, tol, sizeof tol));
+        } else if (a->known_kind && a->kind != SB_TOL_MAX && isfinite(a->tolerance)) {
+            double allowed = a->kind == SB_TOL_ABS ? a->tolerance : a->tolerance * fabs(a->reference);
+            if (!(fabs(b->value - a->value) <= allowed)) {
+                l->validation_changed = 1;
+                note(l, "check '%s' moved %.10g -> %.10g, more than its own tolerance (%s)", a->name, a->value,
+                     b->value, tol_text(a, tol, sizeof tol));
+            }
+        }
+    }
+    for (int i = 0; i < n->nchecks; i++)
+        if (!find_check(o, n->check[i].name))
+            note(l, "new check '%s' (%s)", n->check[i].name, n->check[i].pass ? "PASS" : "FAIL");
+}
+
+static double metric(const sb_rrow *r, int normalise)
+{
+    return normalise ? 100.0 * r->ips / sb_rrow_roofline(r) : r->ips;
+}
+
+static double spread(const sb_rrow *r)
+{
+    double s = (r->ips_hi - r->ips_lo) / r->ips;
+    return isfinite(s) && s > 0 ? s : 0;
+}
+
+static void analyse(line *l, const options *o)
+{
+    for (int side = 0; side < 2; side++) l->v[side] = l->r[side] ? metric(l->r[side], o->normalise) : NAN;
+    if (!l->r[0] || !l->r[1]) return;
+    l->noise = (spread(l->r[0]) + spread(l->r[1])) / 2;
+    l->ratio = l->v[1] / l->v[0];
+    if (!isfinite(l->ratio) || l->v[0] <= 0) {
+        l->no_metric = 1;
+        note(l, o->normalise ? "no measured peak or byte/flop model in a file: cannot normalise"
+                             : "no items_per_second on a side");
+    } else {
+        l->regression = l->ratio < 1 - o->threshold - l->noise;
+        l->faster = l->ratio > 1 + o->threshold + l->noise;
+    }
+    compare_validation(l);
+}
+
+/* ---- labels: kernel/backend/size plus the params that tell cases apart --- */
+
+static int param_get(const char *params, const char *key, char *val, size_t n)
+{
+    size_t klen = strlen(key);
+    for (const char *p = params; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        if (!strncmp(p, key, klen) && p[klen] == '=') {
+            const char *end = strchr(p, ';');
+            snprintf(val, n, "%.*s", (int)(end ? (size_t)(end - p - klen - 1) : strlen(p + klen + 1)), p + klen + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const sb_rrow *any(const line *l) { return l->r[0] ? l->r[0] : l->r[1]; }
+
+static int varies(const line *ls, int n, const char *kernel, const char *key, const char *val)
+{
+    for (int i = 0; i < n; i++) {
+        const sb_rrow *r = any(&ls[i]);
+        char v[192];
+        if (strcmp(r->kernel, kernel)) continue;
+        if (!param_get(r->params, key, v, sizeof v) || strcmp(v, val)) return 1;
+    }
+    return 0;
+}
+
+static void make_labels(line *ls, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const sb_rrow *r = any(&ls[i]);
+        size_t len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s", r->run_name);
+        if (r->size >= 0) len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s/%s/%d", r->kernel, r->backend, r->size);
+        for (const char *p = r->params; *p && len < sizeof ls[i].label;) {
+            const char *eq = strchr(p, '='), *end = strchr(p, ';');
+            char key[64], val[192];
+            if (!eq) break;
+            snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
+            param_get(r->params, key, val, sizeof val);
+            if (varies(ls, n, r->kernel, key, val))
+                len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " %s=%s", key, val);
+            p = end ? end + 1 : eq + strlen(eq);
+        }
+        for (int j = 0; j < n && len < sizeof ls[i].label; j++)
+            if (!strcmp(any(&ls[j])->kernel, r->kernel) && strcmp(any(&ls[j])->seed, r->seed)) {
+                snprintf(ls[i].label + len, sizeof ls[i].label - len, " seed=%s", r->seed);
+                break;
+            }
+    }
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    const sb_rrow *x = any(a), *y = any(b);
+    int c = strcmp(x->kernel, y->kernel);
+    if (!c) c = strcmp(x->backend, y->backend);
+    if (!c) c = (x->size > y->size) - (x->size < y->size);
+    return c ? c : strcmp(x->key, y->key);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static const char *verdict(const line *l)
+{
+    if (!l->r[1]) return "only in OLD";
+    if (!l->r[0]) return "only in NEW";
+    if (l->validation_changed && l->regression) return "REGRESSION, VALIDATION CHANGED";
+    if (l->validation_changed) return "VALIDATION CHANGED";
+    if (l->regression) return "REGRESSION";
+    if (l->still_failing) return "still failing";
+    if (l->no_metric) return "no metric";
+    return l->faster ? "faster" : "ok";
+}
+
+static const char *vstate(const sb_rrow *r) { return !r ? "" : !r->has_validation ? "-" : r->passed ? "PASS" : "FAIL"; }
+
+static void fmt_value(char *buf, size_t n, double v, int normalise)
+{
+    static const char *const si[] = {"", "k", "M", "G", "T", "P"};
+    int e = 0;
+    if (!isfinite(v)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    if (normalise) {
+        snprintf(buf, n, "%.3g%%", v);
+        return;
+    }
+    while (fabs(v) >= 1000 && e < 5) v /= 1000, e++;
+    snprintf(buf, n, "%.4g%s", v, si[e]);
+}
+
+/* "cpu-2core" or "h100, cpu-2core": the distinct machines (or commits) of one side. */
+static void side_summary(const line *ls, int n, int side, int commits, char *out, size_t size)
+{
+    const char *seen[8];
+    int ns = 0;
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && len < size; i++) {
+        const sb_rrow *r = ls[i].r[side];
+        if (!r) continue;
+        const char *v = commits ? r->commit : r->machine;
+        int k = 0;
+        while (k < ns && strcmp(seen[k], v)) k++;
+        if (k < ns) continue;
+        if (ns == 8) {
+            len += (size_t)snprintf(out + len, size - len, ", ...");
+            break;
+        }
+        seen[ns++] = v;
+        len += (size_t)snprintf(out + len, size - len, "%s%s", len ? ", " : "", v);
+    }
+}
+
+typedef struct {
+    int compared, regressions, changes, only[2];
+} summary;
+
+static summary summarise(const line *ls, int n)
+{
+    summary s = {0, 0, 0, {0, 0}};
+    for (int i = 0; i < n; i++) {
+        if (!ls[i].r[0] || !ls[i].r[1]) {
+            s.only[ls[i].r[0] ? 0 : 1]++;
+            continue;
+        }
+        s.compared++;
+        s.regressions += ls[i].regression;
+        s.changes += ls[i].validation_changed;
+    }
+    return s;
+}
+
+static void print_header(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
+{
+    const char *nl = md ? "  \n" : "\n";
+    for (int side = 0; side < 2; side++) {
+        char machines[256], commits[256];
+        side_summary(ls, n, side, 0, machines, sizeof machines);
+        side_summary(ls, n, side, 1, commits, sizeof commits);
+        fprintf(out, "%s%s%s  %s: machine %s, commit %s, %d file%s%s", md ? "**" : "", side ? "NEW" : "OLD",
+                md ? "**" : "", o->path[side], machines, commits, set[side].nfiles, set[side].nfiles == 1 ? "" : "s",
+                nl);
+    }
+    if (o->normalise)
+        fprintf(out, "metric: %% of roofline = items/s as a share of what that file's machine attains: its measured "
+                     "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower)%s", nl);
+    else
+        fprintf(out, "metric: items/s at the median repetition time%s", nl);
+    fprintf(out, "rule: REGRESSION when new/old < 1 - %.2f - noise; noise = mean of each side's (max-min)/median%s",
+            o->threshold, nl);
+    if (md) fputs("\n", out);
+}
+
+static void print_notes(FILE *out, const line *ls, int n, int md)
+{
+    int any_note = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ls[i].notes && ls[i].r[0] && ls[i].r[1]) continue;
+        if (!any_note++) fputs(md ? "\n**Notes**\n\n" : "\nnotes\n", out);
+        if (!ls[i].r[0] || !ls[i].r[1])
+            fprintf(out, "%s%s: only in %s (%s)\n", md ? "- " : "  ", ls[i].label, ls[i].r[0] ? "OLD" : "NEW",
+                    any(&ls[i])->file);
+        for (const char *p = ls[i].notes; p && *p;) {
+            const char *end = strchr(p, '\n');
+            fprintf(out, "%s%s: %.*s\n", md ? "- " : "  ", ls[i].label, (int)(end ? end - p : (long)strlen(p)), p);
+            p = end ? end + 1 : NULL;
+        }
+    }
+}
+
+static void print_verdict(FILE *out, summary s, int md)
+{
+    fprintf(out, "\n%sverdict: %s%s  %d compared, %d regression%s, %d validation change%s, %d only in OLD, %d only in NEW\n",
+            md ? "**" : "", s.regressions || s.changes ? "FAIL" : "OK", md ? "**" : "", s.compared, s.regressions,
+            s.regressions == 1 ? "" : "s", s.changes, s.changes == 1 ? "" : "s", s.only[0], s.only[1]);
+}
+
+static void print_table(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
+{
+    const char *unit = o->normalise ? "% roofline" : "items/s";
+    int w = 4;
+    for (int i = 0; i < n; i++) w = (int)strlen(ls[i].label) > w ? (int)strlen(ls[i].label) : w;
+    print_header(out, o, ls, n, set, md);
+    char h_old[32], h_new[32];
+    snprintf(h_old, sizeof h_old, "old %s", unit);
+    snprintf(h_new, sizeof h_new, "new %s", unit);
+    const char *f = md ? "| %-*s | %14s | %14s | %6s | %6s | %10s | %s |\n" : "%-*s  %14s  %14s  %6s  %6s  %10s  %s\n";
+    fprintf(out, f, w, "case", h_old, h_new, "ratio", "noise", "validation", "verdict");
+    if (md) fprintf(out, "|%s|---:|---:|---:|---:|:---:|---|\n", "---");
+    for (int i = 0; i < n; i++) {
+        const line *l = &ls[i];
+        char a[32], b[32], r[16] = "", z[16] = "", v[24];
+        fmt_value(a, sizeof a, l->r[0] ? l->v[0] : NAN, o->normalise);
+        fmt_value(b, sizeof b, l->r[1] ? l->v[1] : NAN, o->normalise);
+        if (l->r[0] && l->r[1] && isfinite(l->ratio)) {
+            snprintf(r, sizeof r, "%.3f", l->ratio);
+            snprintf(z, sizeof z, "%.1f%%", 100 * l->noise);
+        }
+        snprintf(v, sizeof v, "%s%s%s", vstate(l->r[0]), l->r[0] && l->r[1] ? "->" : "", vstate(l->r[1]));
+        fprintf(out, f, w, l->label, a, b, r, z, v, verdict(l));
+    }
+    print_notes(out, ls, n, md);
+    print_verdict(out, summarise(ls, n), md);
+}
+
+static void csv_field(FILE *out, const char *s, const char *sep)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s == '\n' ? ';' : *s, out);
+    }
+    fprintf(out, "\"%s", sep);
+}
+
+static void csv_num(FILE *out, double v, const char *sep)
+{
+    if (isfinite(v)) fprintf(out, "%.9g", v);
+    fputs(sep, out);
+}
+
+static void print_csv(FILE *out, const options *o, const line *ls, int n)
+{
+    fputs("case,kernel,backend,size,params,seed,metric,old,new,ratio,noise,old_validation,new_validation,verdict,"
+          "old_machine,new_machine,notes\n",
+          out);
+    for (int i = 0; i < n; i++) {
+        const line *l = &ls[i];
+        const sb_rrow *r = any(l);
+        int both = l->r[0] && l->r[1];
+        csv_field(out, l->label, ",");
+        csv_field(out, r->kernel, ",");
+        csv_field(out, r->backend, ",");
+        fprintf(out, "%d,", r->size);
+        csv_field(out, r->params, ",");
+        csv_field(out, r->seed, ",");
+        csv_field(out, o->normalise ? "percent_roofline" : "items_per_second", ",");
+        csv_num(out, l->r[0] ? l->v[0] : NAN, ",");
+        csv_num(out, l->r[1] ? l->v[1] : NAN, ",");
+        csv_num(out, both ? l->ratio : NAN, ",");
+        csv_num(out, both ? l->noise : NAN, ",");
+        csv_field(out, vstate(l->r[0]), ",");
+        csv_field(out, vstate(l->r[1]), ",");
+        csv_field(out, verdict(l), ",");
+        csv_field(out, l->r[0] ? l->r[0]->machine : "", ",");
+        csv_field(out, l->r[1] ? l->r[1]->machine : "", ",");
+        csv_field(out, l->notes ? l->notes : "", "\n");
+    }
+}
+
+static json_t *jnum_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static void print_json(FILE *out, const options *o, const line *ls, int n)
+{
+    summary s = summarise(ls, n);
+    json_t *rows = json_array();
+    for (int i = 0; i < n; i++) {
+        const line *l = &ls[i];
+        const sb_rrow *r = any(l);
+        int both = l->r[0] && l->r[1];
+        json_t *notes = json_array();
+        for (const char *p = l->notes; p && *p;) {
+            const char *end = strchr(p, '\n');
+            json_array_append_new(notes, json_stringn(p, end ? (size_t)(end - p) : strlen(p)));
+            p = end ? end + 1 : NULL;
+        }
+        json_t *row = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:b, s:b, s:o}",
+                                "case", l->label, "kernel", r->kernel, "backend", r->backend, "size", r->size,
+                                "params", r->params, "seed", r->seed, "old", jnum_or_null(l->r[0] ? l->v[0] : NAN),
+                                "new", jnum_or_null(l->r[1] ? l->v[1] : NAN), "ratio",
+                                jnum_or_null(both ? l->ratio : NAN), "noise", jnum_or_null(both ? l->noise : NAN),
+                                "old_validation", vstate(l->r[0]), "new_validation", vstate(l->r[1]), "verdict",
+                                verdict(l), "regression", l->regression, "validation_changed",
+                                l->validation_changed, "notes", notes);
+        json_array_append_new(rows, row);
+    }
+    json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:{s:i, s:i, s:i, s:i, s:i}, s:s}", "old", o->path[0],
+                             "new", o->path[1], "metric", o->normalise ? "percent_roofline" : "items_per_second",
+                             "threshold", o->threshold, "normalise", o->normalise ? "peak" : "none", "rows", rows,
+                             "summary", "compared", s.compared, "regressions", s.regressions, "validation_changes",
+                             s.changes, "only_old", s.only[0], "only_new", s.only[1], "verdict",
+                             s.regressions || s.changes ? "fail" : "ok");
+    json_dumpf(root, out, JSON_INDENT(2));
+    fputc('\n', out);
+    json_decref(root);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int sb_compare_main(int argc, char **argv, FILE *out)
+{
+    options o;
+    sb_rset set[2];
+    memset(set, 0, sizeof set);
+    int rc = parse(argc, argv, &o);
+    for (int side = 0; side < 2 && !rc; side++) rc = sb_rset_load(o.path[side], 1, &set[side]);
+    line *ls = rc ? NULL : calloc((size_t)(set[0].n + set[1].n) + 1, sizeof *ls);
+    if (!rc && !ls) rc = SB_EXIT_RUNTIME;
+    int n = 0;
+    for (int i = 0; !rc && i < set[0].n; i++) {
+        int j = sb_rset_find(&set[1], set[0].row[i].key);
+        ls[n].r[0] = &set[0].row[i];
+        ls[n++].r[1] = j >= 0 ? &set[1].row[j] : NULL;
+    }
+    for (int j = 0; !rc && j < set[1].n; j++)
+        if (sb_rset_find(&set[0], set[1].row[j].key) < 0) ls[n++].r[1] = &set[1].row[j];
+    if (!rc) {
+        for (int i = 0; i < n; i++) analyse(&ls[i], &o);
+        qsort(ls, (size_t)n, sizeof *ls, cmp_line);
+        make_labels(ls, n);
+        if (o.fmt == FMT_CSV)
+            print_csv(out, &o, ls, n);
+        else if (o.fmt == FMT_JSON)
+            print_json(out, &o, ls, n);
+        else
+            print_table(out, &o, ls, n, set, o.fmt == FMT_MARKDOWN);
+        summary s = summarise(ls, n);
+        rc = s.regressions || s.changes ? SB_EXIT_VALIDATION : SB_OK;
+    }
+    for (int i = 0; i < n; i++) free(ls[i].notes);
+    free(ls);
+    sb_rset_free(&set[0]);
+    sb_rset_free(&set[1]);
+    return rc;
+}

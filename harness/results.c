@@ -1,0 +1,391 @@
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results.h"
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr(json_t *o, const char *k, const char *def)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : def;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- one file ----------------------------------------------------------- */
+
+/* "k=v;k=v" with keys sorted, so the order a writer used does not matter. */
+static void canonical_params(json_t *params, char *out, size_t n)
+{
+    const char *keys[64];
+    size_t nk = 0, len = 0;
+    const char *k;
+    json_t *v;
+    out[0] = '\0';
+    json_object_foreach(params, k, v) if (nk < 64) keys[nk++] = k;
+    qsort(keys, nk, sizeof keys[0], cmp_str);
+    for (size_t i = 0; i < nk && len < n; i++) {
+        json_t *val = json_object_get(params, keys[i]);
+        char num[32] = "";
+        if (json_is_number(val)) snprintf(num, sizeof num, "%.17g", json_number_value(val));
+        len += (size_t)snprintf(out + len, n - len, "%s%s=%s", i ? ";" : "", keys[i],
+                                json_is_string(val) ? json_string_value(val) : num);
+    }
+}
+
+static int check_verdict(const sb_rcheck *c)
+{
+    if (!isfinite(c->value) || !isfinite(c->reference)) return 0;
+    double d = fabs(c->value - c->reference);
+    switch (c->kind) {
+    case SB_TOL_ABS: return d <= c->tolerance;
+    case SB_TOL_REL: return d <= c->tolerance * fabs(c->reference);
+    case SB_TOL_MAX: return c->value <= c->reference;
+    }
+    return 0;
+}
+
+static void read_validation(json_t *v, sb_rrow *r)
+{
+    json_t *checks = json_object_get(v, "checks"), *c;
+    size_t i;
+    r->has_validation = json_is_object(v);
+    r->passed = json_is_true(json_object_get(v, "passed"));
+    json_array_foreach(checks, i, c)
+    {
+        if (r->nchecks >= SB_MAX_CHECKS) break;
+        sb_rcheck *k = &r->check[r->nchecks++];
+        const char *kind = jstr(c, "kind", "");
+        snprintf(k->name, sizeof k->name, "%s", jstr(c, "name", "?"));
+        k->value = jnum(c, "value");
+        k->reference = jnum(c, "reference");
+        k->tolerance = jnum(c, "tolerance");
+        k->known_kind = 1;
+        k->kind = !strcmp(kind, "abs") ? SB_TOL_ABS : !strcmp(kind, "rel") ? SB_TOL_REL : SB_TOL_MAX;
+        if (strcmp(kind, "abs") && strcmp(kind, "rel") && strcmp(kind, "max")) k->known_kind = 0;
+        k->pass = json_is_true(json_object_get(c, "pass"));
+        k->consistent = !k->known_kind || k->pass == check_verdict(k);
+    }
+}
+
+static void read_context(json_t *ctx, sb_rrow *r)
+{
+    json_t *peaks = json_object_get(ctx, "peaks"), *v;
+    const char *k;
+    snprintf(r->machine, sizeof r->machine, "%s", jstr(ctx, "machine", "?"));
+    snprintf(r->commit, sizeof r->commit, "%s", jstr(ctx, "git_commit", "?"));
+    r->peak_bw = r->peak_fp32 = r->peak_fp64 = NAN;
+    json_object_foreach(peaks, k, v)
+    {
+        size_t len = strlen(k), suf = strlen("_bandwidth_Bps");
+        if (len > suf && !strcmp(k + len - suf, "_bandwidth_Bps") && json_is_number(v)) {
+            snprintf(r->bw_kind, sizeof r->bw_kind, "%.*s", (int)(len - suf), k);
+            r->peak_bw = json_number_value(v);
+        }
+    }
+    r->peak_fp32 = jnum(peaks, "fma_fp32_flops");
+    r->peak_fp64 = jnum(peaks, "fma_fp64_flops");
+}
+
+/* Entries of one case (same run_name) while a file is read. */
+typedef struct {
+    sb_rrow row;
+    json_t *first, *median, *min, *max;
+    int nit;
+    double *it; /* items/s of the iteration entries */
+} group;
+
+static void finish_group(group *g, json_t *ctx)
+{
+    sb_rrow *r = &g->row;
+    json_t *b = g->median ? g->median : g->first;
+    const char *kernel = jstr(b, "kernel", NULL), *backend = jstr(b, "backend", NULL);
+    json_t *seed = json_object_get(b, "seed");
+    read_context(ctx, r);
+    r->size = json_is_integer(json_object_get(b, "size")) ? (int)json_integer_value(json_object_get(b, "size")) : -1;
+    if (json_is_integer(seed))
+        snprintf(r->seed, sizeof r->seed, "%lld", (long long)json_integer_value(seed));
+    else
+        snprintf(r->seed, sizeof r->seed, "%s", jstr(b, "seed", ""));
+    canonical_params(json_object_get(b, "params"), r->params, sizeof r->params);
+    snprintf(r->item, sizeof r->item, "%s", jstr(b, "item", "items"));
+    if (kernel && backend && r->size >= 0) {
+        snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
+        snprintf(r->backend, sizeof r->backend, "%s", backend);
+        snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s", kernel, backend, r->size, r->params, r->seed);
+    } else { /* a plain Google Benchmark entry: its name is all we have */
+        snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
+        snprintf(r->key, sizeof r->key, "%s", r->run_name);
+    }
+    if (g->nit) qsort(g->it, (size_t)g->nit, sizeof *g->it, cmp_dbl);
+    r->ips = g->median ? jnum(g->median, "items_per_second")
+             : g->nit  ? (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2
+                       : NAN;
+    r->ips_lo = g->min ? jnum(g->min, "items_per_second") : g->nit ? g->it[0] : r->ips;
+    r->ips_hi = g->max ? jnum(g->max, "items_per_second") : g->nit ? g->it[g->nit - 1] : r->ips;
+    r->bps = jnum(b, "bytes_per_second");
+    r->fps = jnum(b, "flops_per_second");
+    double pct = jnum(b, "percent_peak_flops");
+    r->peak_flops = isfinite(r->fps) && pct > 0 ? r->fps * 100.0 / pct : NAN;
+    read_validation(json_object_get(b, "validation"), r);
+    free(g->it);
+}
+
+static int add_row(sb_rset *s, const sb_rrow *r)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        sb_rrow *p = realloc(s->row, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        s->row = p;
+        s->cap = cap;
+    }
+    s->row[s->n++] = *r;
+    return 0;
+}
+
+static int load_file(const char *path, int unique, sb_rset *s)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
+    size_t i;
+    if (!root) {
+        sb_error("cannot read %s: %s (line %d)", path, err.text, err.line);
+        return SB_EXIT_USAGE;
+    }
+    if (!json_is_array(benchmarks)) {
+        sb_error("%s has no benchmarks[]: not a scibench or Google Benchmark result", path);
+        json_decref(root);
+        return SB_EXIT_USAGE;
+    }
+    char **files = realloc(s->files, (size_t)(s->nfiles + 1) * sizeof *files);
+    int ng = 0, rc = SB_OK;
+    group *g = calloc(json_array_size(benchmarks) + 1, sizeof *g);
+    if (!files || !g || !(files[s->nfiles] = strdup(path))) {
+        if (files) s->files = files;
+        free(g);
+        json_decref(root);
+        sb_error("out of memory reading %s", path);
+        return SB_EXIT_RUNTIME;
+    }
+    s->files = files;
+    const char *file = files[s->nfiles++];
+    json_array_foreach(benchmarks, i, b)
+    {
+        const char *run = jstr(b, "run_name", jstr(b, "name", "?")), *agg = jstr(b, "aggregate_name", "");
+        int k = 0;
+        while (k < ng && strcmp(g[k].row.run_name, run)) k++;
+        if (k == ng) {
+            ng++;
+            snprintf(g[k].row.run_name, sizeof g[k].row.run_name, "%s", run);
+            g[k].row.file = file;
+            g[k].first = b;
+        }
+        if (!strcmp(jstr(b, "run_type", "iteration"), "aggregate")) {
+            if (!strcmp(agg, "median")) g[k].median = b;
+            if (!strcmp(agg, "min")) g[k].min = b;
+            if (!strcmp(agg, "max")) g[k].max = b;
+        } else if (isfinite(jnum(b, "items_per_second"))) {
+            double *it = realloc(g[k].it, (size_t)(g[k].nit + 1) * sizeof *it);
+            if (it) (g[k].it = it)[g[k].nit++] = jnum(b, "items_per_second");
+        }
+    }
+    for (int k = 0; k < ng; k++) {
+        finish_group(&g[k], json_object_get(root, "context"));
+        int dup = unique ? sb_rset_find(s, g[k].row.key) : -1;
+        if (dup >= 0 && !rc) {
+            sb_error("case %s is in both %s and %s; compare one machine's folder at a time", g[k].row.run_name,
+                     s->row[dup].file, path);
+            rc = SB_EXIT_USAGE;
+        }
+        if (!rc && add_row(s, &g[k].row)) rc = SB_EXIT_RUNTIME;
+    }
+    free(g);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- folders ------------------------------------------------------------ */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Appends the *.json under dir (and one level of subfolders when depth > 0), sorted. */
+static int list_json(const char *dir, int depth, char ***out, int *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int first = *n;
+    if (!d) return -1;
+    while ((e = readdir(d))) {
+        char path[4096];
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (is_dir(path)) {
+            if (depth > 0 && strcmp(e->d_name, "hyperfine")) list_json(path, depth - 1, out, n);
+            continue;
+        }
+        if (!ends_with(e->d_name, ".json")) continue;
+        char **p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
+        if (!p) break;
+        *out = p;
+        if (((*out)[*n] = strdup(path))) (*n)++;
+    }
+    closedir(d);
+    qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str);
+    return 0;
+}
+
+int sb_rset_load(const char *path, int unique, sb_rset *s)
+{
+    struct stat st;
+    char **files = NULL;
+    int n = 0, rc = SB_OK;
+    memset(s, 0, sizeof *s);
+    if (stat(path, &st) != 0) {
+        sb_error("%s: no such file or folder", path);
+        return SB_EXIT_USAGE;
+    }
+    if (!S_ISDIR(st.st_mode)) return load_file(path, unique, s);
+    if (list_json(path, 1, &files, &n) != 0) {
+        sb_error("%s: cannot open the folder", path);
+        return SB_EXIT_USAGE;
+    }
+    if (n == 0) {
+        sb_error("%s holds no *.json result files (nor its subfolders)", path);
+        rc = SB_EXIT_USAGE;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!rc) rc = load_file(files[i], unique, s);
+        free(files[i]);
+    }
+    free(files);
+    return rc;
+}
+
+void sb_rset_free(sb_rset *s)
+{
+    for (int i = 0; i < s->nfiles; i++) free(s->files[i]);
+    free(s->files);
+    free(s->row);
+    memset(s, 0, sizeof *s);
+}
+
+int sb_rset_find(const sb_rset *s, const char *key)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->row[i].key, key)) return i;
+    return -1;
+}
+
+double sb_rrow_roofline(const sb_rrow *r)
+{
+    double roof = NAN;
+    if (!(r->ips > 0)) return NAN;
+    if (r->peak_bw > 0 && r->bps > 0) roof = r->peak_bw / (r->bps / r->ips);
+    if (r->peak_flops > 0 && r->fps > 0) {
+        double f = r->peak_flops / (r->fps / r->ips);
+        roof = isfinite(roof) && roof < f ? roof : f;
+    }
+    return roof;
+}
+
+/* ---- scibench table ----------------------------------------------------- */
+
+static void csv_str(FILE *out, const char *s, const char *sep)
+{
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"') fputc('"', out);
+            fputc(*s, out);
+        }
+        fprintf(out, "\"%s", sep);
+    } else {
+        fprintf(out, "%s%s", s, sep);
+    }
+}
+
+static void csv_num(FILE *out, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(out, "%.6g%s", v, sep);
+    else
+        fprintf(out, "%s", sep);
+}
+
+int sb_table_main(int argc, char **argv, FILE *out)
+{
+    if (argc < 1) {
+        sb_error("table needs a result file or folder, e.g. 'scibench table results/h100'");
+        return SB_EXIT_USAGE;
+    }
+    fputs("machine,kernel,backend,size,params,seed,item,items_per_second,items_per_second_min,items_per_second_max,"
+          "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
+          "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
+          "commit,file\n",
+          out);
+    for (int a = 0; a < argc; a++) {
+        sb_rset s;
+        int rc = sb_rset_load(argv[a], 0, &s);
+        if (rc) {
+            sb_rset_free(&s);
+            return rc;
+        }
+        for (int i = 0; i < s.n; i++) {
+            const sb_rrow *r = &s.row[i];
+            double roof = sb_rrow_roofline(r);
+            char size[16] = "";
+            if (r->size >= 0) snprintf(size, sizeof size, "%d", r->size);
+            csv_str(out, r->machine, ",");
+            csv_str(out, r->kernel, ",");
+            csv_str(out, r->backend, ",");
+            csv_str(out, size, ",");
+            csv_str(out, r->params, ",");
+            csv_str(out, r->seed, ",");
+            csv_str(out, r->item, ",");
+            csv_num(out, r->ips, ",");
+            csv_num(out, r->ips_lo, ",");
+            csv_num(out, r->ips_hi, ",");
+            csv_num(out, r->bps, ",");
+            csv_num(out, r->fps, ",");
+            csv_num(out, r->bps / r->ips, ",");
+            csv_num(out, r->fps / r->ips, ",");
+            csv_str(out, r->bw_kind, ",");
+            csv_num(out, r->peak_bw, ",");
+            csv_num(out, r->peak_fp32, ",");
+            csv_num(out, r->peak_fp64, ",");
+            csv_num(out, r->peak_flops, ",");
+            csv_num(out, roof, ",");
+            csv_num(out, 100.0 * r->ips / roof, ",");
+            csv_str(out, !r->has_validation ? "" : r->passed ? "true" : "false", ",");
+            csv_str(out, r->commit, ",");
+            csv_str(out, r->file, "\n");
+        }
+        sb_rset_free(&s);
+    }
+    return SB_OK;
+}

@@ -1,0 +1,58 @@
+/* Reading result JSON back (ours or any Google Benchmark file): one row per
+ * case, for `scibench compare` and `scibench table`. */
+#ifndef SB_RESULTS_H
+#define SB_RESULTS_H
+
+#include <stdio.h>
+
+#include "sb.h"
+
+typedef struct {
+    char name[64];
+    double value, reference, tolerance; /* NaN where the file has null */
+    sb_tol_kind kind;
+    int known_kind;  /* 0: kind missing or unknown */
+    int pass;        /* as stored */
+    int consistent;  /* stored pass agrees with value/reference/tolerance */
+} sb_rcheck;
+
+typedef struct {
+    char key[640];       /* kernel/backend/size|params|seed: what matches across files */
+    char kernel[64], backend[32], params[448], seed[24], item[48];
+    int size;            /* -1 when the entry has no scibench fields */
+    char run_name[160];
+    const char *file;    /* owned by the set */
+    char machine[64], commit[48];
+    double ips, ips_lo, ips_hi; /* items/s at the median, slowest and fastest; NaN unknown */
+    double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */
+    char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
+    double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
+    int has_validation, passed;
+    int nchecks;
+    sb_rcheck check[SB_MAX_CHECKS];
+} sb_rrow;
+
+typedef struct {
+    int n, cap;
+    sb_rrow *row;
+    int nfiles;
+    char **files;
+} sb_rset;
+
+/* A JSON file, or a folder: its *.json and those of its subfolders (one level,
+ * hyperfine/ and hidden ones skipped). SB_OK, or SB_EXIT_USAGE after one line
+ * naming the path (unreadable, not JSON, no benchmarks[], no .json found).
+ * unique: also refuse two files holding the same case. */
+int sb_rset_load(const char *path, int unique, sb_rset *s);
+void sb_rset_free(sb_rset *s);
+/* Index of the row with this key, or -1. */
+int sb_rset_find(const sb_rset *s, const char *key);
+
+/* Attainable items/s on the row's machine: min(peak bandwidth / modelled bytes
+ * per item, flop peak / flops per item); NaN when no peak was measured. */
+double sb_rrow_roofline(const sb_rrow *r);
+
+/* `scibench table PATH...`: CSV of every case, one line each (plots read it). */
+int sb_table_main(int argc, char **argv, FILE *out);
+
+#endif
