@@ -1,0 +1,446 @@
+/* scibench compare on JSON written by the real writer (a fake kernel through
+ * sb_session_run), then doctored: throughput, noise, validation, missing
+ * cases, peak normalisation, output formats, usage errors, and the committed
+ * CI baseline with one validation value changed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "params.h"
+#include "session.h"
+
+/* ---- a fake kernel: sum of i over i < size ------------------------------ */
+static int fake_setup(sb_case *c)
+{
+    c->state = calloc(1, sizeof(double));
+    c->work = (sb_work){.items = c->params->size, .bytes = 8.0 * c->params->size, .flops = c->params->size};
+    return c->state ? SB_OK : SB_EXIT_RUNTIME;
+}
+static int fake_run(sb_case *c)
+{
+    double *sum = c->state;
+    *sum = 0;
+    for (int i = 0; i < c->params->size; i++) *sum += i;
+    return SB_OK;
+}
+static int fake_validate(sb_case *c, sb_validation *v)
+{
+    double n = c->params->size;
+    sb_check_add(v, "sum", *(double *)c->state, n * (n - 1) / 2, 1e-6, SB_TOL_REL, "1", "closed form");
+    sb_check_add(v, "offset", 0.5, 0.5, 0.01, SB_TOL_ABS, "1", "constant");
+    sb_check_add(v, "drift", 1e-9, 1e-6, 0, SB_TOL_MAX, "1", "bound");
+    return SB_OK;
+}
+static void fake_teardown(sb_case *c) { free(c->state); }
+
+static const sb_kernel fake = {
+    .name = "fake", .summary = "arithmetic series", .item = "terms", .size_meaning = "n",
+    .default_size = 1000, .min_size = 1, .max_size = 10000000, .ci_size = 100,
+    .has_backend = {[SB_BACKEND_OPENMP_SIMD] = 1},
+    .setup = fake_setup, .run = fake_run, .validate = fake_validate, .teardown = fake_teardown,
+};
+
+/* ---- files -------------------------------------------------------------- */
+static char dir[64];
+static char out[65536]; /* the last compare's report */
+
+static const char *at(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static void write_result(const char *name, int size)
+{
+    sb_params p;
+    sb_params_init(&p);
+    p.size = size;
+    p.quiet = 1;
+    p.json_path = at(name);
+    FILE *f = tmpfile();
+    sb_session_opts o = {.exe = "test_compare", .out = f};
+    assert_int_equal(sb_session_run(&fake, SB_BACKEND_OPENMP_SIMD, &p, &o), SB_OK);
+    fclose(f);
+}
+
+typedef void (*edit_fn)(json_t *root, double x);
+
+/* dst = src with edit applied; then the three aggregates get a fixed 2% spread
+ * so verdicts do not depend on this machine's timing noise. */
+static void doctor(const char *src, const char *dst, edit_fn edit, double x)
+{
+    json_error_t err;
+    json_t *root = json_load_file(src, 0, &err), *b;
+    size_t i;
+    assert_non_null(root);
+    json_t *bs = json_object_get(root, "benchmarks");
+    double median = 0;
+    json_array_foreach(bs, i, b) if (!strcmp(json_string_value(json_object_get(b, "name")), "fake/openmp_simd/100000_median"))
+        median = json_number_value(json_object_get(b, "items_per_second"));
+    json_array_foreach(bs, i, b)
+    {
+        json_t *agg = json_object_get(b, "aggregate_name");
+        double f = !agg ? 1 : !strcmp(json_string_value(agg), "min") ? 0.99 : !strcmp(json_string_value(agg), "max") ? 1.01 : 1;
+        if (median > 0) json_object_set_new(b, "items_per_second", json_real(median * f));
+        if (median > 0) json_object_set_new(b, "bytes_per_second", json_real(8 * median * f));
+        if (median > 0) json_object_set_new(b, "flops_per_second", json_real(median * f));
+    }
+    if (edit) edit(root, x);
+    assert_int_equal(json_dump_file(root, dst, JSON_INDENT(1)), 0);
+    json_decref(root);
+}
+
+/* Multiplies a numeric field of every benchmark entry. */
+static void scale_field(json_t *root, const char *key, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_t *v = json_object_get(b, key);
+        if (json_is_number(v)) json_object_set_new(b, key, json_real(json_number_value(v) * x));
+    }
+}
+
+static void throughput(json_t *root, double x)
+{
+    scale_field(root, "items_per_second", x);
+    scale_field(root, "bytes_per_second", x);
+    scale_field(root, "flops_per_second", x);
+}
+
+/* A uniformly slower machine: every rate and every measured peak times x. */
+static void machine_speed(json_t *root, double x)
+{
+    json_t *peaks = json_object_get(json_object_get(root, "context"), "peaks"), *v;
+    const char *k;
+    throughput(root, x);
+    json_object_foreach(peaks, k, v) json_object_set_new(peaks, k, json_real(json_number_value(v) * x));
+}
+
+/* The fastest repetition x times the median: a wide noise band on this side. */
+static void spread(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_t *agg = json_object_get(b, "aggregate_name");
+        if (agg && !strcmp(json_string_value(agg), "max"))
+            json_object_set_new(b, "items_per_second",
+                                json_real(json_number_value(json_object_get(b, "items_per_second")) * x));
+    }
+}
+
+/* Sets check number x's value to 0.9 in every entry ("offset": abs tol 0.01,
+ * reference 0.5) and keeps its stored verdict: a hand-edited file. */
+static void edit_value(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_t *c = json_array_get(json_object_get(json_object_get(b, "validation"), "checks"), (size_t)x);
+        json_object_set_new(c, "value", json_real(0.9));
+    }
+}
+
+/* Check "offset" fails, honestly: value 0.9, pass false, passed false. */
+static void fail_check(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    (void)x;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_t *v = json_object_get(b, "validation"), *c = json_array_get(json_object_get(v, "checks"), 1);
+        json_object_set_new(c, "value", json_real(0.9));
+        json_object_set_new(c, "pass", json_false());
+        json_object_set_new(v, "passed", json_false());
+    }
+}
+
+/* "offset" moves by x, within or beyond its tolerance, verdict recomputed honestly. */
+static void move_value(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_t *c = json_array_get(json_object_get(json_object_get(b, "validation"), "checks"), 1);
+        json_object_set_new(c, "value", json_real(0.5 + x));
+    }
+}
+
+static void drop_check(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    (void)x;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+        json_array_remove(json_object_get(json_object_get(b, "validation"), "checks"), 2);
+}
+
+/* Runs compare; the report lands in out. */
+static int compare(const char *a, const char *b, const char *o1, const char *o2, const char *o3, const char *o4)
+{
+    char *argv[8] = {(char *)a, (char *)b, (char *)o1, (char *)o2, (char *)o3, (char *)o4, NULL};
+    int argc = 2;
+    while (argv[argc]) argc++;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    int rc = sb_compare_main(argc, argv, f);
+    rewind(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return rc;
+}
+
+static void expect(int rc, int want, const char *needle)
+{
+    if (rc != want || (needle && !strstr(out, needle)))
+        print_error("exit %d (want %d), looking for '%s' in:\n%s\n", rc, want, needle ? needle : "", out);
+    assert_int_equal(rc, want);
+    if (needle) assert_non_null(strstr(out, needle));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/sb_test_compare_XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    write_result("raw.json", 100000);
+    write_result("raw_small.json", 1000);
+    doctor(at("raw.json"), at("base.json"), NULL, 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+static void test_identical(void **state)
+{
+    (void)state;
+    expect(compare(at("base.json"), at("base.json"), NULL, NULL, NULL, NULL), 0, "verdict: OK");
+    assert_non_null(strstr(out, "fake/openmp_simd/100000"));
+    assert_non_null(strstr(out, "PASS->PASS"));
+    assert_non_null(strstr(out, "1.000"));
+    assert_non_null(strstr(out, "2.0%")); /* noise: 2% spread on each side */
+}
+
+static void test_throughput(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("slow.json"), throughput, 0.7);
+    expect(compare(at("base.json"), at("slow.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
+    assert_non_null(strstr(out, "0.700"));
+    assert_non_null(strstr(out, "verdict: FAIL"));
+    doctor(at("raw.json"), at("fast.json"), throughput, 1.3);
+    expect(compare(at("base.json"), at("fast.json"), NULL, NULL, NULL, NULL), 0, "faster");
+    doctor(at("raw.json"), at("bit_slow.json"), throughput, 0.95);
+    expect(compare(at("base.json"), at("bit_slow.json"), NULL, NULL, NULL, NULL), 0, "ok");
+    expect(compare(at("base.json"), at("bit_slow.json"), "--threshold", "0.01", NULL, NULL), 1, "REGRESSION");
+    expect(compare(at("base.json"), at("slow.json"), "--threshold=0.4", NULL, NULL, NULL), 0, "ok");
+    /* A noisy NEW side (fastest rep 1.5x the median) widens the band: 0.7 < 1-0.1-0.26 is not true. */
+    doctor(at("raw.json"), at("noisy_slow.json"), throughput, 0.7);
+    json_error_t err;
+    json_t *root = json_load_file(at("noisy_slow.json"), 0, &err);
+    spread(root, 1.5 / 1.01);
+    json_dump_file(root, at("noisy_slow.json"), 0);
+    json_decref(root);
+    expect(compare(at("base.json"), at("noisy_slow.json"), NULL, NULL, NULL, NULL), 0, "ok");
+}
+
+static void test_validation(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("failed.json"), fail_check, 0);
+    expect(compare(at("base.json"), at("failed.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+    assert_non_null(strstr(out, "PASS->FAIL"));
+    assert_non_null(strstr(out, "check 'offset' PASS -> FAIL"));
+    /* A failing OLD that still fails is not a change. */
+    expect(compare(at("failed.json"), at("failed.json"), NULL, NULL, NULL, NULL), 0, "still failing");
+    /* A doctored baseline: a value changed by hand, its PASS left standing. */
+    doctor(at("raw.json"), at("edited.json"), edit_value, 1);
+    expect(compare(at("edited.json"), at("base.json"), NULL, NULL, NULL, NULL), 1, "edited file?");
+    assert_non_null(strstr(out, "more than its own tolerance"));
+    doctor(at("raw.json"), at("edited_max.json"), edit_value, 2); /* "drift" <= 1e-6 now 0.9 */
+    expect(compare(at("edited_max.json"), at("base.json"), NULL, NULL, NULL, NULL), 1, "check 'drift' says PASS");
+    /* Moved within the tolerance (abs 0.01): fine; beyond it while still passing: a change. */
+    doctor(at("raw.json"), at("moved_a_bit.json"), move_value, 0.004);
+    expect(compare(at("base.json"), at("moved_a_bit.json"), NULL, NULL, NULL, NULL), 0, "ok");
+    doctor(at("raw.json"), at("moved.json"), move_value, -0.008);
+    expect(compare(at("moved_a_bit.json"), at("moved.json"), NULL, NULL, NULL, NULL), 1, "more than its own tolerance");
+    doctor(at("raw.json"), at("dropped.json"), drop_check, 0);
+    expect(compare(at("base.json"), at("dropped.json"), NULL, NULL, NULL, NULL), 1, "check 'drift' is gone in NEW");
+    expect(compare(at("dropped.json"), at("base.json"), NULL, NULL, NULL, NULL), 0, "new check 'drift' (PASS)");
+}
+
+static void test_missing_rows(void **state)
+{
+    (void)state;
+    mkdir(at("old"), 0755);
+    mkdir(at("new"), 0755);
+    mkdir(at("new/hyperfine"), 0755);
+    doctor(at("raw.json"), at("old/fake.json"), NULL, 0);
+    doctor(at("raw.json"), at("new/fake.json"), NULL, 0);
+    doctor(at("raw_small.json"), at("new/fake_small.json"), NULL, 0);
+    FILE *f = fopen(at("new/hyperfine/x.json"), "w"); /* not a result: skipped */
+    fputs("{\"results\": []}\n", f);
+    fclose(f);
+    expect(compare(at("old"), at("new"), NULL, NULL, NULL, NULL), 0, "only in NEW");
+    assert_non_null(strstr(out, "fake/openmp_simd/1000 "));
+    assert_non_null(strstr(out, "1 only in NEW"));
+    expect(compare(at("new"), at("old"), NULL, NULL, NULL, NULL), 0, "only in OLD");
+    assert_non_null(strstr(out, "1 only in OLD"));
+}
+
+static void test_normalise(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("half.json"), machine_speed, 0.5);
+    expect(compare(at("base.json"), at("half.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
+    expect(compare(at("base.json"), at("half.json"), "--normalise", "peak", NULL, NULL), 0, "% roofline");
+    assert_non_null(strstr(out, "1.000"));
+    /* Throughput halved on an unchanged machine is still a regression of % roofline. */
+    doctor(at("raw.json"), at("slow_same_machine.json"), throughput, 0.5);
+    expect(compare(at("base.json"), at("slow_same_machine.json"), "--normalize=peak", NULL, NULL, NULL), 1, "REGRESSION");
+}
+
+static int csv_fields(const char *line)
+{
+    int n = 1, quoted = 0;
+    for (; *line && *line != '\n'; line++) {
+        if (*line == '"') quoted = !quoted;
+        if (*line == ',' && !quoted) n++;
+    }
+    return n;
+}
+
+static void test_formats(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("slow2.json"), throughput, 0.7);
+    expect(compare(at("base.json"), at("slow2.json"), "--format", "csv", NULL, NULL), 1, "case,kernel,backend,size");
+    const char *row = strchr(out, '\n') + 1;
+    assert_int_equal(csv_fields(out), 17);
+    assert_int_equal(csv_fields(row), 17);
+    assert_non_null(strstr(row, "\"REGRESSION\""));
+    assert_null(strchr(strchr(row, '\n') + 1, '\n')); /* header + one row */
+    expect(compare(at("base.json"), at("slow2.json"), "--format=markdown", NULL, NULL, NULL), 1, "| case");
+    assert_non_null(strstr(out, "|---|---:|"));
+    assert_non_null(strstr(out, "**verdict: FAIL**"));
+    expect(compare(at("base.json"), at("slow2.json"), "--format", "json", "--normalise", "peak"), 1, NULL);
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err);
+    assert_non_null(root);
+    assert_string_equal(json_string_value(json_object_get(root, "verdict")), "fail");
+    assert_string_equal(json_string_value(json_object_get(root, "metric")), "percent_roofline");
+    json_t *s = json_object_get(root, "summary"), *r = json_array_get(json_object_get(root, "rows"), 0);
+    assert_int_equal(json_integer_value(json_object_get(s, "regressions")), 1);
+    assert_true(json_is_true(json_object_get(r, "regression")));
+    assert_true(json_number_value(json_object_get(r, "ratio")) > 0.69 && json_number_value(json_object_get(r, "ratio")) < 0.71);
+    json_decref(root);
+}
+
+static void test_usage(void **state)
+{
+    (void)state;
+    expect(compare(at("base.json"), "/nonexistent.json", NULL, NULL, NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), "--format", "xml", NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), "--threshold", "1.5", NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), "--normalise", "roof", NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), "--bogus", NULL, NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), "--threshold", NULL, NULL, NULL), 2, NULL);
+    expect(compare(at("base.json"), at("base.json"), at("base.json"), NULL, NULL, NULL), 2, NULL);
+    char *one[] = {(char *)at("base.json"), NULL};
+    assert_int_equal(sb_compare_main(1, one, stdout), 2);
+    FILE *f = fopen(at("not_json.json"), "w");
+    fputs("{ nope", f);
+    fclose(f);
+    expect(compare(at("not_json.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    mkdir(at("empty"), 0755);
+    expect(compare(at("empty"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    mkdir(at("dup"), 0755);
+    doctor(at("raw.json"), at("dup/a.json"), NULL, 0);
+    doctor(at("raw.json"), at("dup/b.json"), NULL, 0);
+    expect(compare(at("dup"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+}
+
+/* The committed CI baseline against itself passes; with one validation value
+ * changed by hand it fails. Run from the repository root (make test does). */
+static void test_ci_baseline_doctored(void **state)
+{
+    (void)state;
+    DIR *d = opendir("results/ci");
+    struct dirent *e;
+    int n = 0;
+    if (!d) skip();
+    mkdir(at("ci"), 0755);
+    while ((e = readdir(d))) {
+        char src[512], dst[512];
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
+        snprintf(src, sizeof src, "results/ci/%s", e->d_name);
+        snprintf(dst, sizeof dst, "%s/ci/%s", dir, e->d_name);
+        json_error_t err;
+        json_t *root = json_load_file(src, 0, &err), *b;
+        size_t i;
+        assert_non_null(root);
+        json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+        {
+            json_t *checks = json_object_get(json_object_get(b, "validation"), "checks"), *c;
+            size_t j;
+            json_array_foreach(checks, j, c)
+            {
+                const char *kind = json_string_value(json_object_get(c, "kind"));
+                if (strcmp(kind, "abs") && strcmp(kind, "rel")) continue;
+                double ref = json_number_value(json_object_get(c, "reference"));
+                double tol = json_number_value(json_object_get(c, "tolerance"));
+                json_object_set_new(c, "value", json_real(ref + 3 * tol * (strcmp(kind, "rel") ? 1 : fabs(ref)) + 1));
+                break; /* the first value check of each entry, left marked PASS */
+            }
+        }
+        assert_int_equal(json_dump_file(root, dst, JSON_INDENT(2)), 0);
+        json_decref(root);
+        n++;
+    }
+    closedir(d);
+    assert_true(n > 0);
+    expect(compare("results/ci", "results/ci", "--normalise", "peak", "--threshold", "0.5"), 0, "verdict: OK");
+    expect(compare(at("ci"), "results/ci", "--normalise", "peak", "--threshold", "0.5"), 1, "VALIDATION CHANGED");
+    expect(compare("results/ci", at("ci"), "--normalise", "peak", "--threshold", "0.5"), 1, "edited file?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical),     cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
