@@ -103,5 +103,41 @@ help:
 	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
 	@echo "make info      hardware report with measured peaks"
+	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"
+	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
+	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
+	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png"
+	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
 -include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)
+
+# ==== results, comparisons, pictures, CI regression (results/README.md) ======
+# Scripts live in tools/; each takes the binary from SB. MACHINE is what the
+# binary says (`scibench machine`): results/$(MACHINE)/ is where runs land.
+SB      ?= $(BUILD)/scibench
+SIZES   ?= 32 64 128
+RUNS    ?= 10
+WARMUP  ?= 2
+BACKENDS ?=
+export SB RUNS WARMUP BACKENDS
+.PHONY: results compare scaling plot ci-regression ci-baseline machine
+
+machine: $(SB)
+	@$(SB) machine
+# make results KERNEL=k BACKEND=b SIZE=n [ARGS='--reps 10 --param k=v'] -> results/<machine>/<k>.<b>.<n>[.<params>].json
+results: $(SB)
+	@bash tools/results.sh "$(KERNEL)" "$(BACKEND)" "$(SIZE)" $(ARGS)
+# make compare KERNEL=k SIZE=n: hyperfine over the backends available here -> results/<machine>/hyperfine/
+compare: $(SB)
+	@bash tools/hf_compare.sh "$(KERNEL)" "$(SIZE)" $(ARGS)
+# make scaling KERNEL=k BACKEND=b SIZES="32 64 128": hyperfine's parameter scan over sizes
+scaling: $(SB)
+	@bash tools/hf_scaling.sh "$(KERNEL)" "$(BACKEND)" "$(SIZES)" $(ARGS)
+# make plot: results/throughput.{svg,png} and results/roofline-<machine>.{svg,png}
+plot: $(SB)
+	@bash tools/plot.sh
+# CI: CPU backend at the CI size vs results/ci/, normalised by the same run's measured peaks
+ci-regression: $(SB)
+	@bash tools/ci_regression.sh
+ci-baseline: $(SB)
+	@bash tools/ci_regression.sh --update
