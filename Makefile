@@ -37,7 +37,7 @@ GPU_SRC  := $(wildcard tests/gpu_*.c)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 GPUTESTS := $(GPU_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all tests run validate test test-gpu clean help info FORCE
+.PHONY: vecreport all tests run validate test test-gpu clean help info FORCE
 all: $(BUILD)/scibench
 
 $(BUILD)/scibench: $(MAIN_OBJ) $(LIB)
@@ -93,6 +93,11 @@ test: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
 
+# The compiler's own word that a kernel's CPU loops are vectorised (and how wide).
+vecreport:
+	$(CC) $(CFLAGS) -fopt-info-vec-optimized -c kernels/$(KERNEL)/openmp_simd.c -o /dev/null 2>&1 \
+	  | grep -E "loop vectorized" | sed 's|^|  |'
+
 clean:
 	rm -rf $(BUILD)
 help:
@@ -103,6 +108,7 @@ help:
 	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
 	@echo "make info      hardware report with measured peaks"
+	@echo "make vecreport KERNEL=k [AVX512=1]   the compiler's vectorisation report for k's CPU loops"
 	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
