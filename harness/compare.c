@@ -174,17 +174,11 @@ static double metric(const sb_rrow *r, int normalise)
     return normalise ? 100.0 * r->ips / sb_rrow_roofline(r) : r->ips;
 }
 
-static double spread(const sb_rrow *r)
-{
-    double s = (r->ips_hi - r->ips_lo) / r->ips;
-    return isfinite(s) && s > 0 ? s : 0;
-}
-
 static void analyse(line *l, const options *o)
 {
     for (int side = 0; side < 2; side++) l->v[side] = l->r[side] ? metric(l->r[side], o->normalise) : NAN;
     if (!l->r[0] || !l->r[1]) return;
-    l->noise = (spread(l->r[0]) + spread(l->r[1])) / 2;
+    l->noise = hypot(sb_rrow_noise(l->r[0]), sb_rrow_noise(l->r[1]));
     l->ratio = l->v[1] / l->v[0];
     if (!isfinite(l->ratio) || l->v[0] <= 0) {
         l->no_metric = 1;
@@ -348,8 +342,8 @@ static void print_header(FILE *out, const options *o, const line *ls, int n, con
                      "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower)%s", nl);
     else
         fprintf(out, "metric: items/s at the median repetition time%s", nl);
-    fprintf(out, "rule: REGRESSION when new/old < 1 - %.2f - noise; noise = mean of each side's (max-min)/median%s",
-            o->threshold, nl);
+    fprintf(out, "rule: REGRESSION when new/old < 1 - %.2f - noise; noise = sqrt(a^2 + b^2), a and b each side's "
+                 "3 MAD/median of its repetitions%s", o->threshold, nl);
     if (md) fputs("\n", out);
 }
 

@@ -132,6 +132,16 @@ static void finish_group(group *g, json_t *ctx)
         snprintf(r->key, sizeof r->key, "%s", r->run_name);
     }
     if (g->nit) qsort(g->it, (size_t)g->nit, sizeof *g->it, cmp_dbl);
+    r->mad = NAN;
+    if (g->nit >= 3) {
+        double med = (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2, *dev = malloc((size_t)g->nit * sizeof *dev);
+        if (dev) {
+            for (int i = 0; i < g->nit; i++) dev[i] = fabs(g->it[i] - med);
+            qsort(dev, (size_t)g->nit, sizeof *dev, cmp_dbl);
+            r->mad = (dev[(g->nit - 1) / 2] + dev[g->nit / 2]) / 2;
+            free(dev);
+        }
+    }
     r->ips = g->median ? jnum(g->median, "items_per_second")
              : g->nit  ? (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2
                        : NAN;
@@ -313,6 +323,12 @@ double sb_rrow_roofline(const sb_rrow *r)
     return roof;
 }
 
+double sb_rrow_noise(const sb_rrow *r)
+{
+    double s = isfinite(r->mad) ? 3 * r->mad / r->ips : (r->ips_hi - r->ips_lo) / (2 * r->ips);
+    return isfinite(s) && s > 0 ? s : 0;
+}
+
 /* ---- scibench table ----------------------------------------------------- */
 
 static void csv_str(FILE *out, const char *s, const char *sep)
@@ -346,7 +362,7 @@ int sb_table_main(int argc, char **argv, FILE *out)
     fputs("machine,kernel,backend,size,params,seed,item,items_per_second,items_per_second_min,items_per_second_max,"
           "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
           "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
-          "commit,file\n",
+          "commit,file,noise\n",
           out);
     for (int a = 0; a < argc; a++) {
         sb_rset s;
@@ -383,7 +399,8 @@ int sb_table_main(int argc, char **argv, FILE *out)
             csv_num(out, 100.0 * r->ips / roof, ",");
             csv_str(out, !r->has_validation ? "" : r->passed ? "true" : "false", ",");
             csv_str(out, r->commit, ",");
-            csv_str(out, r->file, "\n");
+            csv_str(out, r->file, ",");
+            csv_num(out, sb_rrow_noise(r), "\n");
         }
         sb_rset_free(&s);
     }

@@ -24,6 +24,7 @@ typedef struct {
     const char *file;    /* owned by the set */
     char machine[64], commit[48];
     double ips, ips_lo, ips_hi; /* items/s at the median, slowest and fastest; NaN unknown */
+    double mad;          /* median absolute deviation of the repetitions' items/s; NaN: < 3 of them */
     double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */
     char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
@@ -51,6 +52,11 @@ int sb_rset_find(const sb_rset *s, const char *key);
 /* Attainable items/s on the row's machine: min(peak bandwidth / modelled bytes
  * per item, flop peak / flops per item); NaN when no peak was measured. */
 double sb_rrow_roofline(const sb_rrow *r);
+
+/* Relative noise of the row's items/s: 3 MAD / median of its repetitions
+ * (robust to one outlier repetition), or half the min..max range with fewer
+ * than 3 repetitions; 0 when unknown. */
+double sb_rrow_noise(const sb_rrow *r);
 
 /* `scibench table PATH...`: CSV of every case, one line each (plots read it). */
 int sb_table_main(int argc, char **argv, FILE *out);

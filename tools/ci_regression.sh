@@ -6,7 +6,7 @@
 #     peaks allow, so the machine's speed cancels) of more than CI_THRESHOLD (default 0.5)
 #     beyond the noise band, seen twice: a throughput regression is re-run once to confirm it.
 # make ci-baseline (--update): refreshes results/ci/ from this machine instead, keeping for each
-# kernel the quietest (smallest min..max spread) of CI_TRIES (default 3) runs.
+# kernel the quietest (smallest 3 MAD/median of its repetitions) of CI_TRIES (default 3) runs.
 # Environment: SB (binary), CI_BASELINE (default results/ci), CI_THRESHOLD, CI_REPS (default 10).
 set -u
 . "$(dirname "$0")/sblib.sh"
@@ -43,8 +43,8 @@ run_all() {
     return $fail
 }
 
-# spread FILE: (fastest - slowest) / median items/s of the file's case.
-spread() { "$SB" table "$1" | awk -F, 'NR == 2 && $8 > 0 {print ($10 - $9) / $8}'; }
+# noise FILE: 3 MAD / median of the case's items/s (the last column of `scibench table`).
+noise() { "$SB" table "$1" | awk -F, 'NR == 2 {print $NF + 0}'; }
 
 echo "ci-regression: machine $("$SB" machine), $("$SB" --version | head -1)"
 if [ $update = 1 ]; then
@@ -56,11 +56,11 @@ if [ $update = 1 ]; then
     for f in "$tmp"/try1/*.json; do
         name=$(basename "$f") best=
         for t in $(seq "$tries"); do
-            s=$(spread "$tmp/try$t/$name")
+            s=$(noise "$tmp/try$t/$name")
             if [ -z "$best" ] || awk -v a="$s" -v b="$bs" 'BEGIN{exit !(a < b)}'; then best=$tmp/try$t/$name bs=$s; fi
         done
         cp "$best" "$baseline/$name"
-        echo "ci-regression: baseline $baseline/$name (spread $bs, the quietest of $tries runs)"
+        echo "ci-regression: baseline $baseline/$name (noise $bs, the quietest of $tries runs)"
     done
     exit 0
 fi
