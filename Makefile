@@ -112,6 +112,7 @@ help:
 	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
+	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
 	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png"
 	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
@@ -126,7 +127,7 @@ RUNS    ?= 10
 WARMUP  ?= 2
 BACKENDS ?=
 export SB RUNS WARMUP BACKENDS
-.PHONY: results compare scaling plot ci-regression ci-baseline machine
+.PHONY: results compare scaling plot ci-regression ci-baseline machine rerun
 
 machine: $(SB)
 	@$(SB) machine
@@ -142,6 +143,9 @@ scaling: $(SB)
 # make plot: results/throughput.{svg,png} and results/roofline-<machine>.{svg,png}
 plot: $(SB)
 	@bash tools/plot.sh
+# make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
+rerun: $(SB)
+	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)
 # CI: CPU backend at the CI size vs results/ci/, normalised by the same run's measured peaks
 ci-regression: $(SB)
 	@bash tools/ci_regression.sh

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make rerun FROM=results/h100 TO=/tmp/new [ARGS='--reps 10']
+# Runs again every case found in FROM (kernel, backend, size, params, seed, read back with
+# `scibench table`) on this machine, JSON into TO, named as `make results` names them; then
+# `scibench compare FROM TO` gives the verdict. Exit: 0, or the first failing run's code.
+set -u
+. "$(dirname "$0")/sblib.sh"
+from=$1 to=$2
+shift 2
+[ -n "$from" ] && [ -n "$to" ] || { echo "rerun: usage: make rerun FROM=results/<machine> TO=<new folder>" >&2; exit 2; }
+mkdir -p "$to" || exit 2
+"$SB" table "$from" >"$to/.cases.csv" || exit 2
+rc=0
+# Columns: 2 kernel, 3 backend, 4 size, 5 params (k=v;k=v), 6 seed. Quoted fields: none expected.
+while IFS=, read -r _ kernel backend size params seed _; do
+    args=() tag=()
+    IFS=';' read -r -a kv <<<"$params"
+    for p in "${kv[@]}"; do [ -n "${p#*=}" ] && args+=(--param "$p"); done
+    # The file name carries the params that differ from the kernel's defaults, as make results does.
+    for p in "${kv[@]}"; do
+        d=$(printf '%s\n' "$SB_LIST" | awk -v k="$kernel" -v key="${p%%=*}" '
+            /^  [A-Za-z0-9_]+: /{cur=$1; sub(":", "", cur)} cur==k && $1==key && $2=="default"{print $3}')
+        [ "$d" = unset ] && d=
+        [ "${p#*=}" != "$d" ] && tag+=(--param "$p")
+    done
+    out="$to/$kernel.$backend.$size$(sb_tag "${tag[@]}").json"
+    [ "$seed" != 1 ] && out=${out%.json}.seed$seed.json
+    echo "rerun: $kernel --backend $backend --size $size${tag[*]:+ ${tag[*]}} --seed $seed -> $out"
+    "$SB" run "$kernel" --backend "$backend" --size "$size" --seed "$seed" "${args[@]}" --quiet "$@" --json "$out" >/dev/null
+    r=$?
+    [ $r = 0 ] || { echo "rerun: exit $r"; [ $rc = 0 ] && rc=$r; }
+done < <(tail -n +2 "$to/.cases.csv" | grep -v '"')
+rm -f "$to/.cases.csv"
+exit $rc
