@@ -48,7 +48,7 @@ function variant(k, p,    n, a, i, out) {
 END {
     # ---- throughput vs size
     gp = T "/throughput.gp"
-    printf "set multiplot layout %d,1\nset logscale x 2\nset logscale y\nset grid\nset key below left Left reverse\nset xlabel \"size\"\nset format y \"%%.0s%%c\"\nset offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1\n", nk > gp
+    printf "set colorsequence podo\nset multiplot layout %d,1\nset logscale x 2\nset logscale y\nset grid\nset key below left Left reverse\nset xlabel \"size\"\nset format y \"%%.0s%%c\"\nset offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1\n", nk > gp
     for (r = 1; r <= NR; r++) {
         split(row[r], f, ",")
         s = f[2] SUBSEP f[1] " " f[3] variant(f[2], f[5])
@@ -90,7 +90,7 @@ END {
         for (i = 1; i <= nkind; i++) if (bw[kinds[i]] > 0 && f32[kinds[i]] / bw[kinds[i]] > xmax) xmax = f32[kinds[i]] / bw[kinds[i]]
         if (npt == 0) continue
         printf "set title \"roofline, machine %s: measured peaks, each case at its modelled intensity (dotted: bandwidth roof alone, the bound for items/s)\"\n", M > gp
-        printf "set logscale xy\nset grid\nset key below left Left reverse\nset samples 400\nset format y \"%%.0s%%c\"\n" >> gp
+        printf "set colorsequence podo\nset logscale xy\nset grid\nset key below left Left reverse\nset samples 400\nset format y \"%%.0s%%c\"\n" >> gp
         printf "set xlabel \"arithmetic intensity: FLOP per byte (items per byte where flops are not modelled)\"\n" >> gp
         printf "set ylabel \"FLOP/s (items/s where flops are not modelled)\"\n" >> gp
         printf "set xrange [%g:%g]\n", xmin / 10, xmax * 10 >> gp
