@@ -12,7 +12,9 @@ extern "C" {
 enum { LMC_BULK = 0, LMC_DROPLET = 1 };
 
 /* Order in which the 2x2x2 sub-lattices (s = px + 2 py + 4 pz) are updated in a
- * sweep: a Gray code, so consecutive ticks share neighbour sub-lattices in cache. */
+ * sweep: a Gray code, so consecutive ticks share neighbour sub-lattices in cache.
+ * The first four have pz = 0 and the last four pz = 1: the OpenMP backend fuses
+ * each half plane by plane and relies on it. */
 extern const int lmc_tick_order[8];
 
 typedef struct lmc_config {
