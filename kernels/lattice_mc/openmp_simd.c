@@ -71,27 +71,30 @@ static inline __attribute__((always_inline)) void
 omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, float W, lmc_consts k,
          float *de_sum, int *acc_sum)
 {
-    lmc_env e;
-    LMC_UNROLL
-    for (int j = 0; j < 6; j++) {
-        e.x[j] = rw->nx[j][xh], e.y[j] = rw->ny[j][xh], e.z[j] = rw->nz[j][xh];
-        e.w[j] = droplet ? (float)(rw->nf[j][xh] & LMC_ACTIVE) : 1.0f;
-    }
     int x = x0 + 2 * xh;
-    e.nux = e.nuy = e.nuz = e.wi = 0.0f;
+    float nux = 0.0f, nuy = 0.0f, nuz = 0.0f, wi = 0.0f;
     int active = 1;
     if (droplet) { /* branch-free: every droplet site computes its normal, only the surface uses it */
         uint8_t f = rw->of[xh];
         active = f & LMC_ACTIVE;
-        lmc_normal(L, x, y, z, &e.nux, &e.nuy, &e.nuz);
-        e.wi = (f & LMC_SURFACE) ? W : 0.0f;
+        lmc_normal(L, x, y, z, &nux, &nuy, &nuz);
+        wi = (f & LMC_SURFACE) ? W : 0.0f;
     }
     philox4x32_ctr_t r = {{rw->r0[xh], rw->r1[xh], rw->r2[xh], 0}};
-    lmc_result u = lmc_update(rw->ox[xh], rw->oy[xh], rw->oz[xh], e, k, r, droplet);
-    int acc = u.accepted & active;
-    rw->ox[xh] = acc ? u.x : rw->ox[xh];
-    rw->oy[xh] = acc ? u.y : rw->oy[xh];
-    rw->oz[xh] = acc ? u.z : rw->oz[xh];
+    float ox = rw->ox[xh], oy = rw->oy[xh], oz = rw->oz[xh];
+    lmc_trial_dir t = lmc_trial(ox, oy, oz, k, r);
+    /* each neighbour loaded where it is used: the same operations as lmc_update */
+    float db = 0.0f;
+    LMC_UNROLL
+    for (int j = 0; j < 6; j++) {
+        float w = droplet ? (float)(rw->nf[j][xh] & LMC_ACTIVE) : 1.0f;
+        db = lmc_bond(db, w, ox, oy, oz, t, rw->nx[j][xh], rw->ny[j][xh], rw->nz[j][xh]);
+    }
+    lmc_result u = lmc_accept(ox, oy, oz, t, db, wi, nux, nuy, nuz, k, r, droplet);
+    int acc = u.accepted & active; /* u holds the old director unless accepted */
+    rw->ox[xh] = active ? u.x : ox;
+    rw->oy[xh] = active ? u.y : oy;
+    rw->oz[xh] = active ? u.z : oz;
     *de_sum += acc ? u.de : 0.0f;
     *acc_sum += acc;
 }

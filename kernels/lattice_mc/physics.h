@@ -161,12 +161,18 @@ typedef struct {
     int accepted;
 } lmc_result;
 
-/* One Metropolis trial. Trial: n' = normalise(n + step * s), s uniform on the
- * sphere: the proposal density depends only on n.n', so it is symmetric and plain
- * Metropolis acceptance min(1, exp(-beta dE)) gives detailed balance.
+/* One Metropolis trial, in three steps so that a SIMD caller can load each
+ * neighbour right where it is used (fewer live registers); lmc_update composes them.
+ * Trial: n' = normalise(n + step * s), s uniform on the sphere: the proposal density
+ * depends only on n.n', so it is symmetric and plain Metropolis acceptance
+ * min(1, exp(-beta dE)) gives detailed balance.
  * Energy of site i: -sum_j w_j P2(n.n_j) - Wi (n.nu)^2 - chi n_z^2, P2(x) = (3x^2-1)/2. */
-LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, philox4x32_ctr_t r,
-                             int anchored)
+typedef struct {
+    float x, y, z; /* the trial director */
+    int ok;        /* 0 when n + step s was too short to normalise */
+} lmc_trial_dir;
+
+LMC_HD lmc_trial_dir lmc_trial(float ox, float oy, float oz, lmc_consts k, philox4x32_ctr_t r)
 {
     float sx, sy, sz;
     lmc_sphere(lmc_u01(r.v[0]), lmc_u01(r.v[1]), &sx, &sy, &sz);
@@ -174,30 +180,47 @@ LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts
     float t2 = lmc_dot(tx, ty, tz, tx, ty, tz);
     int ok = t2 > 1e-12f;
     float inv = 1.0f / sqrtf(ok ? t2 : 1.0f);
-    tx *= inv;
-    ty *= inv;
-    tz *= inv;
-    /* P2 differences: the -1/2 constants cancel exactly, so sum (x'^2 - x^2). */
-    float db = 0.0f;
-    LMC_UNROLL
-    for (int j = 0; j < 6; j++) {
-        float xo = lmc_dot(ox, oy, oz, e.x[j], e.y[j], e.z[j]);
-        float xn = lmc_dot(tx, ty, tz, e.x[j], e.y[j], e.z[j]);
-        db = fmaf(e.w[j], fmaf(xn, xn, -xo * xo), db);
-    }
-    float dz = fmaf(tz, tz, -oz * oz);
+    lmc_trial_dir t = {tx * inv, ty * inv, tz * inv, ok};
+    return t;
+}
+
+/* Adds one bond's w ((n'.m)^2 - (n.m)^2) to db: the P2 difference without the
+ * -1/2 constants, which cancel exactly. */
+LMC_HD float lmc_bond(float db, float w, float ox, float oy, float oz, lmc_trial_dir t, float mx, float my,
+                      float mz)
+{
+    float xo = lmc_dot(ox, oy, oz, mx, my, mz);
+    float xn = lmc_dot(t.x, t.y, t.z, mx, my, mz);
+    return fmaf(w, fmaf(xn, xn, -xo * xo), db);
+}
+
+/* Energy change from the bond sum db plus anchoring and field; the decision. */
+LMC_HD lmc_result lmc_accept(float ox, float oy, float oz, lmc_trial_dir t, float db, float wi, float nux,
+                             float nuy, float nuz, lmc_consts k, philox4x32_ctr_t r, int anchored)
+{
+    float dz = fmaf(t.z, t.z, -oz * oz);
     float rest = k.chi * dz;
     if (anchored) { /* a literal at every call: bulk code carries no anchoring arithmetic */
-        float ao = lmc_dot(ox, oy, oz, e.nux, e.nuy, e.nuz);
-        float an = lmc_dot(tx, ty, tz, e.nux, e.nuy, e.nuz);
-        rest = fmaf(e.wi, fmaf(an, an, -ao * ao), rest); /* == rest exactly when wi = 0 */
+        float ao = lmc_dot(ox, oy, oz, nux, nuy, nuz);
+        float an = lmc_dot(t.x, t.y, t.z, nux, nuy, nuz);
+        rest = fmaf(wi, fmaf(an, an, -ao * ao), rest); /* == rest exactly when wi = 0 */
     }
     float de = -(fmaf(1.5f, db, rest));
     float p = lmc_exp_neg(-k.beta * (de > 0.0f ? de : 0.0f));
     /* bitwise, not short-circuit: keeps the SIMD loop body free of branches */
-    int acc = ok & ((de <= 0.0f) | (lmc_u01(r.v[2]) < p));
-    lmc_result res = {acc ? tx : ox, acc ? ty : oy, acc ? tz : oz, acc ? de : 0.0f, acc};
+    int acc = t.ok & ((de <= 0.0f) | (lmc_u01(r.v[2]) < p));
+    lmc_result res = {acc ? t.x : ox, acc ? t.y : oy, acc ? t.z : oz, acc ? de : 0.0f, acc};
     return res;
+}
+
+LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, philox4x32_ctr_t r,
+                             int anchored)
+{
+    lmc_trial_dir t = lmc_trial(ox, oy, oz, k, r);
+    float db = 0.0f;
+    LMC_UNROLL
+    for (int j = 0; j < 6; j++) db = lmc_bond(db, e.w[j], ox, oy, oz, t, e.x[j], e.y[j], e.z[j]);
+    return lmc_accept(ox, oy, oz, t, db, e.wi, e.nux, e.nuy, e.nuz, k, r, anchored);
 }
 
 #endif
