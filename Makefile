@@ -19,7 +19,7 @@ NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
             -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
-LDLIBS   := -ljansson -lm
+LDLIBS   := -ljansson -lfftw3 -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++

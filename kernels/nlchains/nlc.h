@@ -51,6 +51,65 @@ struct nlc {
 
 extern const nlc_ops nlc_ops_reference, nlc_ops_openmp_simd, nlc_ops_cuda;
 
+/* ---- CPU-side helpers (setup.c, modes.c); added by the CPU implementation ---- */
+
+/* Coefficients of one steps() call with merged half-kicks (physics.h): kick(kfirst),
+ * then for s = 0..6: drift(drift[s]) and kick(kmid[s]) (s < 6), or after s = 6 kick(kjoin)
+ * between steps and kick(klast) after the last step. Every backend forms them with these
+ * same expressions, so they round identically. */
+typedef struct nlc_coefs {
+    double kfirst, klast, kjoin;
+    double kmid[6];
+    double drift[7];
+} nlc_coefs;
+nlc_coefs nlc_make_coefs(double dt);
+
+/* Initial band: energy per site `energy` (norm per site for dnls) spread evenly over
+ * the modes k0..k1 (and their mirrors N-k for the real models), random phases. */
+typedef struct nlc_init_spec {
+    int k0, k1;
+    double energy;
+} nlc_init_spec;
+
+/* setup.c */
+int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init);
+/* Allocates, fills the initial state (file or seed) and picks the ops for b. */
+int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_backend b);
+void nlc_destroy(nlc *m);
+/* Fills q, p of chain c from the seed (band of modes, random phases). */
+int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *init, double *q, double *p);
+/* Host-side physics of a state (double, straightforward loops). */
+double nlc_chain_energy(const nlc_config *cfg, const double *q, const double *p);
+double nlc_total_energy(const nlc *m); /* sum over the ensemble */
+double nlc_total_norm(const nlc *m);   /* sum |psi|^2 (dnls) */
+/* Entropies of mode energies ek[0..N-1] (Pistone's nlchains, results_entropy.cpp);
+ * skip0: leave out mode 0 (zero frequency: fput, toda, dnkg with m = 0). */
+void nlc_entropies(const double *ek, int N, int skip0, double *wt, double *info);
+int nlc_skip_mode0(const nlc_config *cfg);
+
+/* modes.c: ensemble-averaged mode energies with FFTW. */
+typedef struct nlc_modes nlc_modes;
+/* measure: FFTW_MEASURE plans (fast backend) instead of FFTW_ESTIMATE. */
+nlc_modes *nlc_modes_create(const nlc_config *cfg, int measure);
+/* ek[k], k = 0..N-1, averaged over the C chains of q, p; parallel: over OpenMP threads. */
+int nlc_modes_compute(nlc_modes *md, const double *q, const double *p, long C, int parallel, double *ek);
+void nlc_modes_destroy(nlc_modes *md);
+
+/* setup.c: the driver of a run. Advances in chunks that end on multiples of
+ * cfg.batch, where it collects the mode energies and entropies, writes the dumps
+ * and applies the entropy limit. */
+typedef struct nlc_driver {
+    double *ek;            /* mode energies of the last collection, N */
+    double s_wt, s_info;   /* their entropies */
+    long collections;
+    long stop_step;        /* step at which the entropy fell below the limit; -1: not (yet) */
+} nlc_driver;
+int nlc_driver_init(nlc_driver *d, const nlc *m);
+void nlc_driver_free(nlc_driver *d);
+int nlc_driver_advance(nlc *m, nlc_driver *d, long nsteps);
+/* Writes <dump>-<step> (the ensemble, in the init-file format) and <dump>-linenergies-<step>. */
+int nlc_dump(nlc *m, const double *ek);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,370 @@
+/* nlchains: parameters, initial state (seeded band or file), host-side physics and the
+ * run driver (mode energies every `batch` steps, entropies, dumps, entropy limit). */
+#include <errno.h>
+#include <fftw3.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <Random123/philox.h>
+
+#include "nlchains/nlc.h"
+#include "nlchains/physics.h"
+#include "sb_omp.h"
+
+#define NLC_TAG_INIT 0x4e4c4330u /* "NLC0": Philox counter word 3 of the initial phases */
+
+nlc_coefs nlc_make_coefs(double h)
+{
+    nlc_coefs c;
+    double w[NLC_STAGES];
+    for (int s = 0; s < NLC_STAGES; s++) w[s] = nlc_weight(s);
+    c.kfirst = c.klast = 0.5 * w[0] * h;
+    c.kjoin = w[0] * h;
+    for (int s = 0; s < 6; s++) c.kmid[s] = 0.5 * (w[s] + w[s + 1]) * h;
+    for (int s = 0; s < 7; s++) c.drift[s] = w[s] * h;
+    return c;
+}
+
+static int parse_band(sb_params *p, const nlc_config *cfg, nlc_init_spec *init)
+{
+    int N = cfg->N, kmax = cfg->model == NLC_DNLS ? N - 1 : (N - 1) / 2;
+    init->k0 = 1;
+    init->k1 = N / 32 > 1 ? N / 32 : 1;
+    const char *s = sb_param_string(p, "modes");
+    if (!s) return SB_OK;
+    char *end;
+    long a = strtol(s, &end, 10), b = -1;
+    if (*end == ':') b = strtol(end + 1, &end, 10);
+    if (*end || end == s || a < 1 || b < a || b > kmax) {
+        sb_error("nlchains: --param modes=%s: expected k0:k1 with 1 <= k0 <= k1 <= %d (N = %d)", s, kmax, N);
+        return SB_EXIT_USAGE;
+    }
+    init->k0 = (int)a, init->k1 = (int)b;
+    return SB_OK;
+}
+
+int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
+{
+    static const char *const models[] = {"fput", "toda", "dnkg", "dnls", NULL};
+    int rc;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->N = p->size;
+    cfg->seed = p->seed;
+    if ((rc = sb_param_choice(p, "model", models, NLC_FPUT, &cfg->model)) ||
+        (rc = sb_param_long(p, "copies", 8192, 1, 1L << 24, &cfg->copies)) ||
+        (rc = sb_param_double(p, "dt", 0.1, 1e-9, 10.0, &cfg->dt)) ||
+        (rc = sb_param_long(p, "steps", 100, 1, 1000000000L, &cfg->steps_per_rep)) ||
+        (rc = sb_param_long(p, "batch", 100, 0, 1000000000L, &cfg->batch)) ||
+        (rc = sb_param_double(p, "entropy_limit", 0.0, 0.0, 1e6, &cfg->entropy_limit)) ||
+        (rc = sb_param_double(p, "energy", 0.1, 1e-12, 1e3, &init->energy)))
+        return rc;
+    /* only the parameters of the chosen model are read: any other is reported unused */
+    switch (cfg->model) {
+    case NLC_FPUT:
+        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha)) ||
+            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+            return rc;
+        break;
+    case NLC_TODA:
+        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha))) return rc;
+        if (cfg->alpha == 0.0) {
+            sb_error("nlchains: --param alpha=0 for toda: the Toda potential needs alpha != 0 "
+                     "(alpha -> 0 is the harmonic chain: use model=fput alpha=0 beta=0)");
+            return SB_EXIT_USAGE;
+        }
+        break;
+    case NLC_DNKG:
+        if ((rc = sb_param_double(p, "m", 1.0, 0.0, 1e6, &cfg->m)) ||
+            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+            return rc;
+        break;
+    default:
+        if ((rc = sb_param_double(p, "beta", 1.0, -1e3, 1e3, &cfg->beta))) return rc;
+    }
+    cfg->init_file = sb_param_string(p, "init_file");
+    cfg->dump = sb_param_string(p, "dump");
+    return parse_band(p, cfg, init);
+}
+
+/* Uniform in (0, 1) from one 32-bit word. */
+static double u01(uint32_t r) { return ((double)r + 0.5) * (1.0 / 4294967296.0); }
+
+/* Chain c (q, p its rows): each mode k of the band gets the energy E (for the real models
+ * its mirror N-k too, so the chain has e N in all), split between P_k and omega_k Q_k by a
+ * random angle u, with independent random phases of Q_k and P_k:
+ *   |P_k| = sqrt(2E) cos u, omega_k |Q_k| = sqrt(2E) sin u  =>  (|P_k|^2 + omega_k^2 |Q_k|^2)/2 = E.
+ * The state is the inverse unitary DFT, q_j = N^{-1/2} sum_k Q_k exp(2 pi i j k / N), by a c2r
+ * transform of the Hermitian half-spectrum. dnls: psi_hat_k = sqrt(N E') e^{i phi} with
+ * E' = e N / (k1 - k0 + 1), so |psi_hat_k|^2 / N = E' and sum |psi|^2 = e N. The random
+ * words are Philox4x32-10 keyed by the seed, counter (chain, k, 0, tag): any backend or
+ * thread count builds the same ensemble. */
+static void init_chain(const nlc_config *cfg, const nlc_init_spec *in, long c, double *q, double *p,
+                       fftw_complex *X, fftw_complex *Y, fftw_plan pr, fftw_plan pc)
+{
+    const int N = cfg->N, nb = in->k1 - in->k0 + 1;
+    const double twopi = 2.0 * 3.14159265358979323846;
+    philox4x32_key_t key = {{(uint32_t)cfg->seed, (uint32_t)(cfg->seed >> 32)}};
+    memset(X, 0, (size_t)N * sizeof(fftw_complex));
+    for (int k = in->k0; k <= in->k1; k++) {
+        philox4x32_ctr_t ctr = {{(uint32_t)c, (uint32_t)k, 0, NLC_TAG_INIT}};
+        philox4x32_ctr_t r = philox4x32(ctr, key);
+        double u = 0.5 * 3.14159265358979323846 * u01(r.v[0]), fq = twopi * u01(r.v[1]), fp = twopi * u01(r.v[2]);
+        if (cfg->model == NLC_DNLS) {
+            double a = sqrt((double)N * in->energy * N / nb);
+            X[k][0] = a * cos(fq), X[k][1] = a * sin(fq);
+            continue;
+        }
+        double E = in->energy * N / (2.0 * nb), w = sqrt(nlc_omega2(cfg->model, k, N, cfg->m));
+        double aq = sqrt(2.0 * E) * sin(u) / w, ap = sqrt(2.0 * E) * cos(u);
+        X[k][0] = aq * cos(fq), X[k][1] = aq * sin(fq);               /* Q_k: c2r input */
+        Y[k][0] = ap * cos(fp), Y[k][1] = ap * sin(fp);               /* P_k */
+    }
+    if (cfg->model == NLC_DNLS) {
+        fftw_execute_dft(pc, X, Y); /* backward: psi_j = (1/N) sum psi_hat_k e^{+...} */
+        for (int j = 0; j < N; j++) q[j] = Y[j][0] / N, p[j] = Y[j][1] / N;
+        return;
+    }
+    const double s = 1.0 / sqrt((double)N);
+    double *out = (double *)(Y + N); /* c2r output after the half-spectrum inputs */
+    fftw_execute_dft_c2r(pr, X, out);
+    for (int j = 0; j < N; j++) q[j] = out[j] * s;
+    for (int k = 0; k <= N / 2; k++) X[k][0] = Y[k][0], X[k][1] = Y[k][1];
+    fftw_execute_dft_c2r(pr, X, out);
+    for (int j = 0; j < N; j++) p[j] = out[j] * s;
+}
+
+int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *in, double *q, double *p)
+{
+    const int N = cfg->N;
+    fftw_complex *X = fftw_alloc_complex((size_t)N), *Y = fftw_alloc_complex(2 * (size_t)N);
+    if (!X || !Y) return SB_EXIT_RUNTIME;
+    /* c2r destroys its input (hence the copy of the half-spectrum into X before each) */
+    fftw_plan pr = NULL, pc = NULL;
+    if (cfg->model == NLC_DNLS)
+        pc = fftw_plan_dft_1d(N, X, Y, FFTW_BACKWARD, FFTW_ESTIMATE);
+    else
+        pr = fftw_plan_dft_c2r_1d(N, X, (double *)(Y + N), FFTW_ESTIMATE);
+    int ok = pr || pc;
+    if (ok) {
+        memset(Y, 0, 2 * (size_t)N * sizeof(fftw_complex));
+        for (long c = 0; c < cfg->copies; c++) {
+            if (cfg->model != NLC_DNLS) memset(Y, 0, (size_t)N * sizeof(fftw_complex));
+            init_chain(cfg, in, c, q + c * N, p + c * N, X, Y, pr, pc);
+        }
+    }
+    if (pr) fftw_destroy_plan(pr);
+    if (pc) fftw_destroy_plan(pc);
+    fftw_free(X);
+    fftw_free(Y);
+    return ok ? SB_OK : SB_EXIT_RUNTIME;
+}
+
+/* Init file: C x N records of two native doubles (q, p) -- (Re psi, Im psi) for dnls --
+ * chain-major, exactly 16 C N bytes, every value finite. The dumps use the same format. */
+static int read_init_file(nlc *m)
+{
+    const char *path = m->cfg.init_file;
+    const long N = m->cfg.N, C = m->cfg.copies;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sb_error("nlchains: --param init_file=%s: %s", path, strerror(errno));
+        return SB_EXIT_USAGE;
+    }
+    long want = 16 * N * C, have = -1;
+    if (fseek(f, 0, SEEK_END) == 0) have = ftell(f);
+    rewind(f);
+    if (have != want) {
+        fclose(f);
+        sb_error("nlchains: --param init_file=%s has %ld bytes; copies=%ld x N=%ld x (q,p) doubles need %ld",
+                 path, have, C, N, want);
+        return SB_EXIT_USAGE;
+    }
+    double rec[2];
+    for (long i = 0; i < N * C; i++) {
+        if (fread(rec, sizeof rec, 1, f) != 1) {
+            fclose(f);
+            sb_error("nlchains: --param init_file=%s: read error at record %ld", path, i);
+            return SB_EXIT_USAGE;
+        }
+        if (!isfinite(rec[0]) || !isfinite(rec[1])) {
+            fclose(f);
+            sb_error("nlchains: --param init_file=%s: non-finite value at chain %ld, site %ld", path, i / N, i % N);
+            return SB_EXIT_USAGE;
+        }
+        m->q[i] = rec[0], m->p[i] = rec[1];
+    }
+    fclose(f);
+    return SB_OK;
+}
+
+int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_backend b)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    m->ops = b == SB_BACKEND_OPENMP_SIMD ? &nlc_ops_openmp_simd : &nlc_ops_reference;
+    if (b == SB_BACKEND_CUDA) {
+#if defined(SB_HAVE_CUDA) && defined(NLC_CUDA_READY)
+        m->ops = &nlc_ops_cuda;
+#else
+        sb_error("nlchains: this build has no CUDA backend for nlchains");
+        return SB_EXIT_USAGE;
+#endif
+    }
+    size_t n = (size_t)cfg->copies * (size_t)cfg->N;
+    m->q = sb_aligned_alloc(n * sizeof(double));
+    m->p = sb_aligned_alloc(n * sizeof(double));
+    if (!m->q || !m->p) {
+        nlc_destroy(m);
+        return SB_EXIT_RUNTIME;
+    }
+    int rc = cfg->init_file ? read_init_file(m) : nlc_init_band(cfg, init, m->q, m->p);
+    if (rc) nlc_destroy(m);
+    return rc;
+}
+
+void nlc_destroy(nlc *m)
+{
+    if (m->dev && m->ops) m->ops->release(m);
+    sb_aligned_free(m->q);
+    sb_aligned_free(m->p);
+    memset(m, 0, sizeof *m);
+}
+
+double nlc_chain_energy(const nlc_config *cfg, const double *q, const double *p)
+{
+    const int N = cfg->N;
+    double H = 0.0;
+    for (int i = 0; i < N; i++) {
+        int j = (i + 1) % N;
+        double r = q[j] - q[i];
+        switch (cfg->model) {
+        case NLC_FPUT: H += 0.5 * p[i] * p[i] + nlc_fput_bond_energy(r, cfg->alpha, cfg->beta); break;
+        case NLC_TODA: H += 0.5 * p[i] * p[i] + nlc_toda_bond_energy(r, cfg->alpha); break;
+        case NLC_DNKG: H += nlc_dnkg_site_energy(q[i], q[j], p[i], cfg->m, cfg->beta); break;
+        default: { /* H = sum -(psi_i^* psi_{i+1} + c.c.) + beta |psi_i|^4 / 2 */
+            double a = q[i] * q[i] + p[i] * p[i];
+            H += -2.0 * (q[i] * q[j] + p[i] * p[j]) + 0.5 * cfg->beta * a * a;
+        }
+        }
+    }
+    return H;
+}
+
+double nlc_total_energy(const nlc *m)
+{
+    double H = 0.0;
+    const long N = m->cfg.N;
+#pragma omp parallel for reduction(+ : H) schedule(static)
+    for (long c = 0; c < m->cfg.copies; c++) H += nlc_chain_energy(&m->cfg, m->q + c * N, m->p + c * N);
+    return H;
+}
+
+double nlc_total_norm(const nlc *m)
+{
+    double s = 0.0;
+    const long n = m->cfg.copies * (long)m->cfg.N;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+    for (long i = 0; i < n; i++) s += m->q[i] * m->q[i] + m->p[i] * m->p[i];
+    return s;
+}
+
+int nlc_skip_mode0(const nlc_config *cfg)
+{
+    return cfg->model == NLC_FPUT || cfg->model == NLC_TODA || (cfg->model == NLC_DNKG && cfg->m == 0.0);
+}
+
+/* With M modes and e_k = M E_k / sum E (mean 1), as in Pistone's nlchains
+ * (common/results_entropy.cpp; Onorato et al., PNAS 112, 4208 (2015)):
+ *   wave-turbulence (spectral, Wiener) entropy  S_wt   = -sum_k ln e_k,
+ *   information entropy                         S_info =  sum_k e_k ln e_k.
+ * Both are >= 0 and vanish exactly at equipartition (all e_k = 1); S_wt is +inf while
+ * any mode is empty, and an empty mode adds 0 to S_info (x ln x -> 0). */
+void nlc_entropies(const double *ek, int N, int skip0, double *wt, double *info)
+{
+    int k0 = skip0 ? 1 : 0, M = N - k0;
+    double tot = 0.0;
+    for (int k = k0; k < N; k++) tot += ek[k];
+    double sw = 0.0, si = 0.0;
+    for (int k = k0; k < N; k++) {
+        double e = M * ek[k] / tot;
+        sw -= log(e);
+        if (e > 0.0) si += e * log(e);
+    }
+    *wt = sw, *info = si;
+}
+
+int nlc_driver_init(nlc_driver *d, const nlc *m)
+{
+    memset(d, 0, sizeof *d);
+    d->stop_step = -1;
+    d->ek = calloc((size_t)m->cfg.N, sizeof(double));
+    return d->ek ? SB_OK : SB_EXIT_RUNTIME;
+}
+
+void nlc_driver_free(nlc_driver *d)
+{
+    free(d->ek);
+    memset(d, 0, sizeof *d);
+}
+
+static int write_file(const char *path, const char *mode, const void *a, size_t n)
+{
+    FILE *f = fopen(path, mode);
+    if (!f || fwrite(a, 1, n, f) != n) {
+        sb_error("nlchains: cannot write %s: %s", path, strerror(errno));
+        if (f) fclose(f);
+        return SB_EXIT_RUNTIME;
+    }
+    return fclose(f) ? SB_EXIT_RUNTIME : SB_OK;
+}
+
+int nlc_dump(nlc *m, const double *ek)
+{
+    char path[512];
+    const long n = m->cfg.copies * (long)m->cfg.N;
+    int rc = m->ops->download(m);
+    double *rec = malloc(2 * (size_t)n * sizeof(double));
+    if (rc || !rec) {
+        free(rec);
+        return rc ? rc : SB_EXIT_RUNTIME;
+    }
+    for (long i = 0; i < n; i++) rec[2 * i] = m->q[i], rec[2 * i + 1] = m->p[i];
+    snprintf(path, sizeof path, "%s-%ld", m->cfg.dump, m->step);
+    rc = write_file(path, "wb", rec, 2 * (size_t)n * sizeof(double));
+    free(rec);
+    snprintf(path, sizeof path, "%s-linenergies-%ld", m->cfg.dump, m->step);
+    if (!rc) rc = write_file(path, "wb", ek, (size_t)m->cfg.N * sizeof(double));
+    return rc;
+}
+
+/* One collection at the current step: mode energies, entropies, dumps, the limit. */
+static int collect(nlc *m, nlc_driver *d)
+{
+    int rc = m->ops->mode_energies(m, d->ek);
+    if (rc) return rc;
+    nlc_entropies(d->ek, m->cfg.N, nlc_skip_mode0(&m->cfg), &d->s_wt, &d->s_info);
+    d->collections++;
+    if (m->cfg.dump) {
+        char path[512];
+        double rec[3] = {m->step * m->cfg.dt, d->s_wt, d->s_info}; /* nlchains' <prefix>-entropy tuples */
+        snprintf(path, sizeof path, "%s-entropy", m->cfg.dump);
+        if ((rc = nlc_dump(m, d->ek)) || (rc = write_file(path, "ab", rec, sizeof rec))) return rc;
+    }
+    if (m->cfg.entropy_limit > 0.0 && d->s_info < m->cfg.entropy_limit && d->stop_step < 0) d->stop_step = m->step;
+    return SB_OK;
+}
+
+int nlc_driver_advance(nlc *m, nlc_driver *d, long nsteps)
+{
+    const long K = m->cfg.batch;
+    while (nsteps > 0 && d->stop_step < 0) {
+        long chunk = K > 0 ? K - m->step % K : nsteps;
+        if (chunk > nsteps) chunk = nsteps;
+        int rc = m->ops->steps(m, chunk); /* the backend advances m->step */
+        if (rc) return rc;
+        nsteps -= chunk;
+        if (K > 0 && m->step % K == 0 && (rc = collect(m, d))) return rc;
+    }
+    return SB_OK;
+}
