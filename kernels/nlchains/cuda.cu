@@ -1,0 +1,640 @@
+/* nlchains CUDA backend (see nlc.h for the contract, physics.h for the formulas).
+ *
+ * fput / toda / dnkg, N = 32 * S with S in {1, 2, 4, 8, 16, 32}: a chain per warp.
+ * Lane l holds sites l*S .. l*S+S-1 of q and p in registers (the kernel is templated
+ * on S so the site loops unroll into registers). Per stage a lane needs one value
+ * from each neighbouring lane, exchanged with __shfl_sync: for fput/toda the next
+ * lane's first q (to form the lane's last bond) and the previous lane's last bond
+ * force, so each bond force is computed once; for dnkg the two neighbouring q's.
+ * All `nsteps` steps run in one launch with the state in registers, so DRAM sees one
+ * read and one write of the state per call of steps().
+ * Other N: a block per chain, q, p and the bond (or site) forces in shared memory
+ * when 3N doubles fit (N <= 9216), else in global memory; two __syncthreads per stage.
+ *
+ * Integrator (physics.h): S6 = S2(w3h) S2(w2h) S2(w1h) S2(w0h) S2(w1h) S2(w2h) S2(w3h),
+ * S2(t) = K(t/2) D(t) K(t/2); within one call of steps() the adjacent half-kicks are
+ * merged: K(w3h/2) [D(w_s h) K((w_s + w_s+1) h/2)]... with K(w3h) between steps and
+ * K(w3h/2) at the end, so the state is at a full step when the call returns
+ * (7 nsteps + 1 force evaluations).
+ *
+ * dnls: psi is kept interleaved (cufftDoubleComplex) on the device. S2(t) =
+ * N(t/2) L(t) N(t/2) with the half-N's merged the same way; L(t) is a batched
+ * cuFFT Z2Z forward transform, a multiply by exp(i 2 cos(2 pi k/N) t) / N (tables
+ * for the four distinct weights, made on the host in upload) and the inverse
+ * transform; N(t) a local phase rotation kernel.
+ *
+ * Mode energies: batched D2Z of q and of p (Z2Z of psi for dnls) into a work
+ * buffer, a kernel forming E_k per chain and summing it over groups of chains, and a
+ * second kernel summing the groups and dividing by C (deterministic, no atomics).
+ * Plans are made in upload and destroyed in release. This first version is
+ * synchronous on the legacy default stream (no separate streams yet).
+ *
+ * Measured on the H100 (harness, N = 1024, C = 8192, 100 steps + one collection per
+ * rep, median of 5): fput 2.54e11 chain-site steps/s (19.6 TFLOP/s at 77 flop, 59% of
+ * the measured FP64 peak), dnkg 2.34e11, toda 3.0e10 (expm1-bound), dnls 3.1e9 (each
+ * stage is 4 passes over the state: FFT, phase, inverse FFT, rotation). One
+ * mode-energy collection costs ~0.19 ms, ~6% of 100 fput steps. fput N = 2048 falls
+ * to the block-per-chain path at 5.7e10: the warp path stops at 32 sites per lane. */
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cufft.h>
+
+#include "nlchains/nlc.h"
+#include "nlchains/physics.h"
+#include "sb_cuda.h"
+
+namespace {
+
+#define NLC_FFT(call)                                                                              \
+    do {                                                                                           \
+        cufftResult r_ = (call);                                                                   \
+        if (r_ != CUFFT_SUCCESS) {                                                                 \
+            sb_error("cuFFT error at %s:%d: %s: cufftResult %d", __FILE__, __LINE__, #call, (int)r_); \
+            return SB_EXIT_RUNTIME;                                                                \
+        }                                                                                          \
+    } while (0)
+
+constexpr int WARP_BLOCK = 128;  /* 4 chains per block */
+constexpr int BLK_THREADS = 256; /* block-per-chain fallback */
+constexpr int RED_THREADS = 128; /* mode-energy reduction */
+constexpr int RED_CHAINS = 64;   /* chains summed per partial sum */
+constexpr size_t SMEM_MAX = 200 * 1024;
+
+enum { PATH_WARP = 0, PATH_BLOCK_SMEM = 1, PATH_BLOCK_GLOBAL = 2, PATH_DNLS = 3 };
+
+struct coefs {
+    double kfirst, klast, kjoin; /* w3 h/2 at the start and the end, w3 h between steps */
+    double kmid[6];              /* (w_s + w_{s+1}) h / 2 after drift s = 0..5 */
+    double drift[7];             /* w_s h */
+};
+
+struct model_par {
+    double alpha, beta, m;
+    double inv2a; /* toda: 1 / (2 alpha) */
+};
+
+struct cu_state {
+    int model, N, path, S;
+    long C;
+    double *q, *p;          /* chain-major state (fput/toda/dnkg) */
+    double *f;              /* global force scratch (PATH_BLOCK_GLOBAL) */
+    cufftDoubleComplex *psi;    /* dnls state */
+    cufftDoubleComplex *phase;  /* dnls: [4][N] exp(i 2 cos(2 pi k/N) w_j h) / N, j = 0..3 */
+    cufftDoubleComplex *work;   /* mode-energy transforms */
+    double *partial;            /* [groups][nk] */
+    double *ek;                 /* [N] */
+    int nk, groups;
+    cufftHandle plan_r2c, plan_z2z;
+    int have_r2c, have_z2z;
+    coefs k;
+    model_par mp;
+    int block, grid;
+    size_t smem;
+};
+
+coefs make_coefs(double h)
+{
+    coefs c;
+    double w[NLC_STAGES];
+    for (int s = 0; s < NLC_STAGES; s++) w[s] = nlc_weight(s);
+    c.kfirst = c.klast = 0.5 * w[0] * h;
+    c.kjoin = w[0] * h;
+    for (int s = 0; s < 6; s++) c.kmid[s] = 0.5 * (w[s] + w[s + 1]) * h;
+    for (int s = 0; s < 7; s++) c.drift[s] = w[s] * h;
+    return c;
+}
+
+/* ---- forces ---------------------------------------------------------------- */
+/* expm1 for the toda force. CUDA's expm1 plus the division by 2 alpha cost ~13x the
+ * fput bond force; for |x| < 1/4 (the usual regime, |2 alpha r| small) the Taylor
+ * series to x^12/12! (Horner, FMA) is within ~1 ulp (truncation < 1e-17 relative),
+ * elsewhere exp(x) - 1 loses at most ~2 bits (|expm1(x)| > 0.22 there). The force
+ * multiplies by a precomputed 1/(2 alpha) instead of dividing (<= 1 ulp apart from
+ * physics.h's nlc_toda_bond_force; the oracle test bounds the effect). */
+__device__ __forceinline__ double nlc_expm1_fast(double x)
+{
+    if (fabs(x) < 0.25) {
+        double s = 1.0 / 479001600.0; /* 1/12! */
+        s = fma(s, x, 1.0 / 39916800.0);
+        s = fma(s, x, 1.0 / 3628800.0);
+        s = fma(s, x, 1.0 / 362880.0);
+        s = fma(s, x, 1.0 / 40320.0);
+        s = fma(s, x, 1.0 / 5040.0);
+        s = fma(s, x, 1.0 / 720.0);
+        s = fma(s, x, 1.0 / 120.0);
+        s = fma(s, x, 1.0 / 24.0);
+        s = fma(s, x, 1.0 / 6.0);
+        s = fma(s, x, 0.5);
+        return fma(s * x, x, x); /* x + x^2 (1/2 + x/6 + ...) */
+    }
+    return exp(x) - 1.0;
+}
+
+template <int MODEL>
+__device__ __forceinline__ double bond_force(double r, const model_par &mp)
+{
+    if (MODEL == NLC_TODA) return nlc_expm1_fast(2.0 * mp.alpha * r) * mp.inv2a;
+    return nlc_fput_bond_force(r, mp.alpha, mp.beta);
+}
+
+/* ---- chain per warp, S sites per lane in registers -------------------------- */
+template <int MODEL, int S>
+__device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double c, const model_par &mp, int lane)
+{
+    const unsigned full = 0xffffffffu;
+    const int next = (lane + 1) & 31, prev = (lane + 31) & 31;
+    if (MODEL == NLC_DNKG) {
+        const double qr = __shfl_sync(full, q[0], next);
+        const double ql = __shfl_sync(full, q[S - 1], prev);
+#pragma unroll
+        for (int j = 0; j < S; j++) {
+            const double qm = j > 0 ? q[j - 1] : ql;
+            const double qp = j < S - 1 ? q[j + 1] : qr;
+            p[j] += c * nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta);
+        }
+    } else {
+        const double qn = __shfl_sync(full, q[0], next);
+        const double flast = bond_force<MODEL>(qn - q[S - 1], mp); /* bond (l*S+S-1, l*S+S) */
+        double fprev = __shfl_sync(full, flast, prev);              /* bond (l*S-1, l*S) */
+#pragma unroll
+        for (int j = 0; j < S - 1; j++) {
+            const double f = bond_force<MODEL>(q[j + 1] - q[j], mp);
+            p[j] += c * (f - fprev);
+            fprev = f;
+        }
+        p[S - 1] += c * (flast - fprev);
+    }
+}
+
+template <int MODEL, int S>
+__global__ void __launch_bounds__(WARP_BLOCK) nlc_warp_steps(double *__restrict__ Q, double *__restrict__ P, long C,
+                                                             long nsteps, coefs k, model_par mp)
+{
+    const int lane = threadIdx.x & 31;
+    const long chain = (long)blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
+    const long base = chain * (32 * S) + (long)lane * S;
+    /* toda's stage loop is not unrolled (7 x 32 inlined expm1's overflowed the
+     * instruction cache: 13x slower than fput, measured), so the coefficients are
+     * indexed from shared memory */
+    __shared__ double kd[7], kk[7];
+    if (threadIdx.x < 7) {
+        kd[threadIdx.x] = k.drift[threadIdx.x];
+        kk[threadIdx.x] = threadIdx.x < 6 ? k.kmid[threadIdx.x] : k.kjoin;
+    }
+    __syncthreads();
+    if (chain >= C) return; /* whole warps leave together, after the barrier */
+    double q[S], p[S];
+#pragma unroll
+    for (int j = 0; j < S; j++) {
+        q[j] = Q[base + j];
+        p[j] = P[base + j];
+    }
+    warp_kick<MODEL, S>(q, p, k.kfirst, mp, lane);
+    for (long n = 0; n < nsteps; n++) {
+#pragma unroll(MODEL == NLC_TODA ? 1 : 7)
+        for (int s = 0; s < 7; s++) {
+            const double d = kd[s];
+#pragma unroll
+            for (int j = 0; j < S; j++) q[j] += d * p[j];
+            const double c = (s == 6 && n == nsteps - 1) ? k.klast : kk[s];
+            warp_kick<MODEL, S>(q, p, c, mp, lane);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < S; j++) {
+        Q[base + j] = q[j];
+        P[base + j] = p[j];
+    }
+}
+
+/* ---- block per chain (any N) ---------------------------------------------- */
+/* Phase a: f_i = bond force of (i, i+1) (fput/toda) or the site force (dnkg). */
+template <int MODEL>
+__device__ __forceinline__ void blk_forces(const double *q, double *f, int N, const model_par &mp)
+{
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        const int ip = i + 1 == N ? 0 : i + 1;
+        if (MODEL == NLC_DNKG) {
+            const int im = i == 0 ? N - 1 : i - 1;
+            f[i] = nlc_dnkg_force(q[im], q[i], q[ip], mp.m, mp.beta);
+        } else {
+            f[i] = bond_force<MODEL>(q[ip] - q[i], mp);
+        }
+    }
+}
+template <int MODEL>
+__device__ __forceinline__ double blk_site_force(const double *f, int i, int N)
+{
+    if (MODEL == NLC_DNKG) return f[i];
+    return f[i] - f[i == 0 ? N - 1 : i - 1];
+}
+
+template <int MODEL, bool SMEM>
+__global__ void __launch_bounds__(BLK_THREADS) nlc_block_steps(double *__restrict__ Q, double *__restrict__ P,
+                                                               double *__restrict__ F, int N, long nsteps, coefs k,
+                                                               model_par mp)
+{
+    extern __shared__ double sh[];
+    const long off = (long)blockIdx.x * N;
+    double *q, *p, *f;
+    if (SMEM) {
+        q = sh;
+        p = sh + N;
+        f = sh + 2 * N;
+        for (int i = threadIdx.x; i < N; i += blockDim.x) {
+            q[i] = Q[off + i];
+            p[i] = P[off + i];
+        }
+        __syncthreads();
+    } else {
+        q = Q + off;
+        p = P + off;
+        f = F + off;
+    }
+    blk_forces<MODEL>(q, f, N, mp);
+    __syncthreads();
+    for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] += k.kfirst * blk_site_force<MODEL>(f, i, N);
+    __syncthreads();
+    for (long n = 0; n < nsteps; n++) {
+        for (int s = 0; s < 7; s++) {
+            const double d = k.drift[s];
+            const double c = s < 6 ? k.kmid[s] : (n == nsteps - 1 ? k.klast : k.kjoin);
+            for (int i = threadIdx.x; i < N; i += blockDim.x) q[i] += d * p[i];
+            __syncthreads();
+            blk_forces<MODEL>(q, f, N, mp);
+            __syncthreads();
+            for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] += c * blk_site_force<MODEL>(f, i, N);
+            __syncthreads();
+        }
+    }
+    if (SMEM) {
+        for (int i = threadIdx.x; i < N; i += blockDim.x) {
+            Q[off + i] = q[i];
+            P[off + i] = p[i];
+        }
+    }
+}
+
+/* ---- dnls ------------------------------------------------------------------- */
+__global__ void nlc_dnls_nonlinear_kernel(cufftDoubleComplex *__restrict__ psi, long n, double beta, double t)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
+        double re = psi[i].x, im = psi[i].y;
+        nlc_dnls_nonlinear(&re, &im, beta, t);
+        psi[i].x = re;
+        psi[i].y = im;
+    }
+}
+
+__global__ void nlc_dnls_phase_kernel(cufftDoubleComplex *__restrict__ psi, const cufftDoubleComplex *__restrict__ ph,
+                                      long n, int N)
+{
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
+        const cufftDoubleComplex a = psi[i], b = ph[i % N];
+        psi[i].x = a.x * b.x - a.y * b.y;
+        psi[i].y = a.x * b.y + a.y * b.x;
+    }
+}
+
+/* ---- mode energies ------------------------------------------------------------ */
+/* partial[g][k] = sum over chains c of group g of E_k(c), k = 0..nk-1.
+ * Real models: fq, fp are the D2Z outputs (C x nk, nk = N/2+1); dnls: fq is the
+ * Z2Z output (C x N, nk = N), fp unused. */
+__global__ void nlc_mode_partial(const cufftDoubleComplex *__restrict__ fq, const cufftDoubleComplex *__restrict__ fp,
+                                 double *__restrict__ partial, int nk, int N, long C, int model, double m)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nk) return;
+    const long c0 = (long)blockIdx.y * RED_CHAINS;
+    const long c1 = c0 + RED_CHAINS < C ? c0 + RED_CHAINS : C;
+    double s = 0.0;
+    if (model == NLC_DNLS) {
+        for (long c = c0; c < c1; c++) {
+            const cufftDoubleComplex a = fq[c * nk + k];
+            s += (a.x * a.x + a.y * a.y) / N;
+        }
+    } else {
+        const double w2 = nlc_omega2(model, k, N, m);
+        for (long c = c0; c < c1; c++) {
+            const cufftDoubleComplex a = fq[c * nk + k], b = fp[c * nk + k];
+            s += 0.5 * ((b.x * b.x + b.y * b.y) + w2 * (a.x * a.x + a.y * a.y)) / N;
+        }
+    }
+    partial[(long)blockIdx.y * nk + k] = s;
+}
+
+/* ek[k] for k = 0..N-1: the groups summed, / C; real models mirror k > N/2 (E_{N-k} = E_k). */
+__global__ void nlc_mode_final(const double *__restrict__ partial, double *__restrict__ ek, int nk, int groups, int N,
+                               long C)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= N) return;
+    const int kk = k < nk ? k : N - k;
+    double s = 0.0;
+    for (int g = 0; g < groups; g++) s += partial[(long)g * nk + kk];
+    ek[k] = s / (double)C;
+}
+
+/* ---- host side ---------------------------------------------------------------- */
+int grid_for(long n, int block)
+{
+    long g = (n + block - 1) / block;
+    return (int)(g < 132L * 16 ? g : 132L * 16);
+}
+
+const void *integrator_fn(const cu_state *st, const char **name)
+{
+#define NLC_PICK(MODEL, MNAME)                                                                              \
+    if (st->path == PATH_WARP) {                                                                            \
+        switch (st->S) {                                                                                    \
+        case 1: *name = "nlc_warp_steps<" MNAME ",1>"; return (const void *)nlc_warp_steps<MODEL, 1>;       \
+        case 2: *name = "nlc_warp_steps<" MNAME ",2>"; return (const void *)nlc_warp_steps<MODEL, 2>;       \
+        case 4: *name = "nlc_warp_steps<" MNAME ",4>"; return (const void *)nlc_warp_steps<MODEL, 4>;       \
+        case 8: *name = "nlc_warp_steps<" MNAME ",8>"; return (const void *)nlc_warp_steps<MODEL, 8>;       \
+        case 16: *name = "nlc_warp_steps<" MNAME ",16>"; return (const void *)nlc_warp_steps<MODEL, 16>;    \
+        default: *name = "nlc_warp_steps<" MNAME ",32>"; return (const void *)nlc_warp_steps<MODEL, 32>;    \
+        }                                                                                                   \
+    }                                                                                                       \
+    if (st->path == PATH_BLOCK_SMEM) {                                                                      \
+        *name = "nlc_block_steps<" MNAME ",smem>";                                                          \
+        return (const void *)nlc_block_steps<MODEL, true>;                                                  \
+    }                                                                                                       \
+    *name = "nlc_block_steps<" MNAME ",global>";                                                            \
+    return (const void *)nlc_block_steps<MODEL, false>;
+    if (st->model == NLC_FPUT) {
+        NLC_PICK(NLC_FPUT, "fput")
+    }
+    if (st->model == NLC_TODA) {
+        NLC_PICK(NLC_TODA, "toda")
+    }
+    NLC_PICK(NLC_DNKG, "dnkg")
+#undef NLC_PICK
+}
+
+int cu_upload(nlc *m)
+{
+    cu_state *st = static_cast<cu_state *>(calloc(1, sizeof(cu_state)));
+    if (!st) return SB_EXIT_RUNTIME;
+    m->dev = st;
+    m->step = 0;
+    const int N = m->cfg.N;
+    const long C = m->cfg.copies;
+    const size_t n = (size_t)N * (size_t)C;
+    st->model = m->cfg.model;
+    st->N = N;
+    st->C = C;
+    st->k = make_coefs(m->cfg.dt);
+    st->mp.alpha = m->cfg.alpha;
+    st->mp.beta = m->cfg.beta;
+    st->mp.m = m->cfg.m;
+    st->mp.inv2a = m->cfg.alpha != 0.0 ? 1.0 / (2.0 * m->cfg.alpha) : 0.0;
+    if (C > 0x7fffffffL || (long)N * C > (1L << 40)) {
+        sb_error("nlchains cuda: copies=%ld x N=%d too large for one batched transform", C, N);
+        return SB_EXIT_USAGE;
+    }
+
+    if (st->model == NLC_DNLS) {
+        st->path = PATH_DNLS;
+        SB_CU(cudaMalloc(&st->psi, n * sizeof(cufftDoubleComplex)));
+        cufftDoubleComplex *h = static_cast<cufftDoubleComplex *>(malloc(n * sizeof(cufftDoubleComplex)));
+        cufftDoubleComplex *ph = static_cast<cufftDoubleComplex *>(malloc(4 * (size_t)N * sizeof(cufftDoubleComplex)));
+        if (!h || !ph) {
+            free(h);
+            free(ph);
+            return SB_EXIT_RUNTIME;
+        }
+        for (size_t i = 0; i < n; i++) {
+            h[i].x = m->q[i];
+            h[i].y = m->p[i];
+        }
+        /* table j holds the weight of stage 3 - j: w0, w1, w2, w3 */
+        for (int j = 0; j < 4; j++)
+            for (int kk = 0; kk < N; kk++) {
+                const double a = nlc_dnls_linear_phase(kk, N, nlc_weight(3 - j) * m->cfg.dt);
+                ph[(size_t)j * N + kk].x = cos(a) / N;
+                ph[(size_t)j * N + kk].y = sin(a) / N;
+            }
+        cudaError_t e1 = cudaMalloc(&st->phase, 4 * (size_t)N * sizeof(cufftDoubleComplex));
+        cudaError_t e2 = e1 == cudaSuccess ? cudaMemcpy(st->psi, h, n * sizeof(*h), cudaMemcpyHostToDevice) : e1;
+        cudaError_t e3 = e2 == cudaSuccess ? cudaMemcpy(st->phase, ph, 4 * (size_t)N * sizeof(*ph), cudaMemcpyHostToDevice) : e2;
+        free(h);
+        free(ph);
+        SB_CU(e3);
+        int nn = N;
+        NLC_FFT(cufftPlanMany(&st->plan_z2z, 1, &nn, NULL, 1, N, NULL, 1, N, CUFFT_Z2Z, (int)C));
+        st->have_z2z = 1;
+        st->nk = N;
+        st->block = 256;
+        st->grid = grid_for((long)n, 256);
+    } else {
+        SB_CU(cudaMalloc(&st->q, n * sizeof(double)));
+        SB_CU(cudaMalloc(&st->p, n * sizeof(double)));
+        SB_CU(cudaMemcpy(st->q, m->q, n * sizeof(double), cudaMemcpyHostToDevice));
+        SB_CU(cudaMemcpy(st->p, m->p, n * sizeof(double), cudaMemcpyHostToDevice));
+        const int S = N / 32;
+        if (N % 32 == 0 && (S == 1 || S == 2 || S == 4 || S == 8 || S == 16 || S == 32)) {
+            st->path = PATH_WARP;
+            st->S = S;
+            st->block = WARP_BLOCK;
+            st->grid = (int)((C + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32));
+            st->smem = 0;
+        } else {
+            st->block = N >= BLK_THREADS ? BLK_THREADS : (N + 31) / 32 * 32;
+            st->grid = (int)C;
+            st->smem = 3 * (size_t)N * sizeof(double);
+            if (st->smem <= SMEM_MAX) {
+                st->path = PATH_BLOCK_SMEM;
+            } else {
+                st->path = PATH_BLOCK_GLOBAL;
+                st->smem = 0;
+                SB_CU(cudaMalloc(&st->f, n * sizeof(double)));
+            }
+        }
+        if (st->path == PATH_BLOCK_SMEM) {
+            const char *nm;
+            SB_CU(cudaFuncSetAttribute(integrator_fn(st, &nm), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem));
+        }
+        int nn = N;
+        st->nk = N / 2 + 1;
+        NLC_FFT(cufftPlanMany(&st->plan_r2c, 1, &nn, NULL, 1, N, NULL, 1, st->nk, CUFFT_D2Z, (int)C));
+        st->have_r2c = 1;
+    }
+    /* mode-energy buffers */
+    const size_t wn = st->model == NLC_DNLS ? n : 2 * (size_t)C * st->nk;
+    SB_CU(cudaMalloc(&st->work, wn * sizeof(cufftDoubleComplex)));
+    st->groups = (int)((C + RED_CHAINS - 1) / RED_CHAINS);
+    SB_CU(cudaMalloc(&st->partial, (size_t)st->groups * st->nk * sizeof(double)));
+    SB_CU(cudaMalloc(&st->ek, (size_t)N * sizeof(double)));
+    return SB_OK;
+}
+
+int launch_integrator(cu_state *st, long nsteps)
+{
+    const dim3 g(st->grid), b(st->block);
+#define NLC_LAUNCH(MODEL)                                                                                         \
+    if (st->path == PATH_WARP) {                                                                                  \
+        switch (st->S) {                                                                                          \
+        case 1: nlc_warp_steps<MODEL, 1><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
+        case 2: nlc_warp_steps<MODEL, 2><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
+        case 4: nlc_warp_steps<MODEL, 4><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
+        case 8: nlc_warp_steps<MODEL, 8><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
+        case 16: nlc_warp_steps<MODEL, 16><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;         \
+        default: nlc_warp_steps<MODEL, 32><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;         \
+        }                                                                                                         \
+    } else if (st->path == PATH_BLOCK_SMEM) {                                                                     \
+        nlc_block_steps<MODEL, true><<<g, b, st->smem>>>(st->q, st->p, st->f, st->N, nsteps, st->k, st->mp);      \
+    } else {                                                                                                      \
+        nlc_block_steps<MODEL, false><<<g, b>>>(st->q, st->p, st->f, st->N, nsteps, st->k, st->mp);               \
+    }
+    if (st->model == NLC_FPUT) {
+        NLC_LAUNCH(NLC_FPUT)
+    } else if (st->model == NLC_TODA) {
+        NLC_LAUNCH(NLC_TODA)
+    } else {
+        NLC_LAUNCH(NLC_DNKG)
+    }
+#undef NLC_LAUNCH
+    SB_CU_LAUNCH();
+    return SB_OK;
+}
+
+int dnls_nonlinear(cu_state *st, double t)
+{
+    nlc_dnls_nonlinear_kernel<<<st->grid, st->block>>>(st->psi, (long)st->N * st->C, st->mp.beta, t);
+    SB_CU_LAUNCH();
+    return SB_OK;
+}
+
+/* L(w_s h): forward, phase table of stage s, inverse (the table carries the 1/N). */
+int dnls_linear(cu_state *st, int s)
+{
+    const int j = s <= 3 ? 3 - s : s - 3;
+    NLC_FFT(cufftExecZ2Z(st->plan_z2z, st->psi, st->psi, CUFFT_FORWARD));
+    nlc_dnls_phase_kernel<<<st->grid, st->block>>>(st->psi, st->phase + (size_t)j * st->N, (long)st->N * st->C, st->N);
+    SB_CU_LAUNCH();
+    NLC_FFT(cufftExecZ2Z(st->plan_z2z, st->psi, st->psi, CUFFT_INVERSE));
+    return SB_OK;
+}
+
+int dnls_steps(cu_state *st, long nsteps)
+{
+    int rc;
+    if ((rc = dnls_nonlinear(st, st->k.kfirst))) return rc;
+    for (long n = 0; n < nsteps; n++)
+        for (int s = 0; s < 7; s++) {
+            if ((rc = dnls_linear(st, s))) return rc;
+            const double c = s < 6 ? st->k.kmid[s] : (n == nsteps - 1 ? st->k.klast : st->k.kjoin);
+            if ((rc = dnls_nonlinear(st, c))) return rc;
+        }
+    return SB_OK;
+}
+
+int cu_steps(nlc *m, long nsteps)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    if (nsteps <= 0) return SB_OK;
+    int rc = st->model == NLC_DNLS ? dnls_steps(st, nsteps) : launch_integrator(st, nsteps);
+    if (rc) return rc;
+    m->step += nsteps;
+    return SB_OK;
+}
+
+int cu_mode_energies(nlc *m, double *ek)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    const cufftDoubleComplex *fq = st->work, *fp = st->work + (size_t)st->C * st->nk;
+    if (st->model == NLC_DNLS) {
+        NLC_FFT(cufftExecZ2Z(st->plan_z2z, st->psi, st->work, CUFFT_FORWARD));
+        fp = NULL;
+    } else {
+        NLC_FFT(cufftExecD2Z(st->plan_r2c, st->q, st->work));
+        NLC_FFT(cufftExecD2Z(st->plan_r2c, st->p, st->work + (size_t)st->C * st->nk));
+    }
+    const dim3 g((st->nk + RED_THREADS - 1) / RED_THREADS, st->groups);
+    nlc_mode_partial<<<g, RED_THREADS>>>(fq, fp, st->partial, st->nk, st->N, st->C, st->model, st->mp.m);
+    SB_CU_LAUNCH();
+    nlc_mode_final<<<(st->N + RED_THREADS - 1) / RED_THREADS, RED_THREADS>>>(st->partial, st->ek, st->nk, st->groups,
+                                                                             st->N, st->C);
+    SB_CU_LAUNCH();
+    SB_CU(cudaMemcpy(ek, st->ek, (size_t)st->N * sizeof(double), cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
+int cu_download(nlc *m)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    const size_t n = (size_t)st->N * st->C;
+    if (st->model != NLC_DNLS) {
+        SB_CU(cudaMemcpy(m->q, st->q, n * sizeof(double), cudaMemcpyDeviceToHost));
+        SB_CU(cudaMemcpy(m->p, st->p, n * sizeof(double), cudaMemcpyDeviceToHost));
+        return SB_OK;
+    }
+    cufftDoubleComplex *h = static_cast<cufftDoubleComplex *>(malloc(n * sizeof(cufftDoubleComplex)));
+    if (!h) return SB_EXIT_RUNTIME;
+    cudaError_t e = cudaMemcpy(h, st->psi, n * sizeof(*h), cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess)
+        for (size_t i = 0; i < n; i++) {
+            m->q[i] = h[i].x;
+            m->p[i] = h[i].y;
+        }
+    free(h);
+    SB_CU(e);
+    return SB_OK;
+}
+
+void cu_release(nlc *m)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    if (!st) return;
+    if (st->have_r2c) cufftDestroy(st->plan_r2c);
+    if (st->have_z2z) cufftDestroy(st->plan_z2z);
+    cudaFree(st->q);
+    cudaFree(st->p);
+    cudaFree(st->f);
+    cudaFree(st->psi);
+    cudaFree(st->phase);
+    cudaFree(st->work);
+    cudaFree(st->partial);
+    cudaFree(st->ek);
+    free(st);
+    m->dev = NULL;
+}
+
+int cu_launches(nlc *m, sb_launch *out, int max)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    int n = 0;
+    if (!st) return 0;
+    if (n < max) {
+        if (st->model == NLC_DNLS) {
+            if (sb_cuda_occupancy((const void *)nlc_dnls_nonlinear_kernel, "nlc_dnls_nonlinear", st->block, 0, st->grid,
+                                  out + n))
+                return -1;
+        } else {
+            const char *nm = "";
+            const void *fn = integrator_fn(st, &nm);
+            if (sb_cuda_occupancy(fn, nm, st->block, st->smem, st->grid, out + n)) return -1;
+        }
+        n++;
+    }
+    if (n < max && st->model == NLC_DNLS) {
+        if (sb_cuda_occupancy((const void *)nlc_dnls_phase_kernel, "nlc_dnls_phase", st->block, 0, st->grid, out + n))
+            return -1;
+        n++;
+    }
+    if (n < max) {
+        const int gx = (st->nk + RED_THREADS - 1) / RED_THREADS;
+        if (sb_cuda_occupancy((const void *)nlc_mode_partial, "nlc_mode_partial", RED_THREADS, 0, gx * st->groups,
+                              out + n))
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+} // namespace
+
+extern "C" const nlc_ops nlc_ops_cuda = {cu_upload, cu_steps, cu_mode_energies, cu_download, cu_release, cu_launches};
