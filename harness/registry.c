@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "lattice_mc/lattice_mc.h"
+#include "nlchains/nlchains.h"
 #include "registry.h"
 
 static const sb_kernel *const kernels[] = {
     &lattice_mc_kernel,
+    &nlchains_kernel,
 };
 
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))

@@ -26,6 +26,13 @@
 
 static const char *model_name[] = {"fput", "toda", "dnkg", "dnls"};
 
+/* CUDA=0 builds have no nlc_ops_cuda; REQUIRE_GPU skips before it is used. */
+#ifdef SB_HAVE_CUDA
+#define CUDA_OPS (&nlc_ops_cuda)
+#else
+#define CUDA_OPS ((const nlc_ops *)NULL)
+#endif
+
 static uint64_t lcg(uint64_t *s)
 {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -133,7 +140,7 @@ static void compare_model(int model, int N, long C, long K, double amp)
 {
     nlc_config cfg = make_cfg(model, N, C);
     nlc g, r;
-    make_nlc(&g, &cfg, &nlc_ops_cuda, amp);
+    make_nlc(&g, &cfg, CUDA_OPS, amp);
     make_nlc(&r, &cfg, &nlc_ops_reference, amp);
     const double e0 = total_energy(&g);
     double *ekg = calloc((size_t)N, sizeof(double)), *ekr = calloc((size_t)N, sizeof(double));
@@ -232,7 +239,7 @@ static void test_launches(void **state)
     for (int model = 0; model < 4; model++) {
         nlc_config cfg = make_cfg(model, 1024, 64);
         nlc g;
-        make_nlc(&g, &cfg, &nlc_ops_cuda, 0.1);
+        make_nlc(&g, &cfg, CUDA_OPS, 0.1);
         assert_int_equal(g.ops->upload(&g), SB_OK);
         sb_launch l[SB_MAX_LAUNCH];
         int n = g.ops->launches(&g, l, SB_MAX_LAUNCH);
@@ -263,7 +270,7 @@ static void test_bench(void **state)
     for (int model = 0; model < 4; model++) {
         nlc_config cfg = make_cfg(model, N, C);
         nlc g;
-        make_nlc(&g, &cfg, &nlc_ops_cuda, 0.1);
+        make_nlc(&g, &cfg, CUDA_OPS, 0.1);
         assert_int_equal(g.ops->upload(&g), SB_OK);
         const long K = model == NLC_DNLS ? 20 : 100;
         double *ek = malloc((size_t)N * sizeof(double));
