@@ -21,8 +21,10 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
 LDLIBS   := -ljansson -lfftw3 -lm
 ifeq ($(CUDA),1)
-CFLAGS   += -DSB_HAVE_CUDA=1
+CFLAGS   += -DSB_HAVE_CUDA=1 -DNLC_CUDA_READY -DNLC_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+else
+CFLAGS   += -DNLC_CUDA=0
 endif
 
 C_SRC    := $(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c)
