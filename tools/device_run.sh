@@ -5,9 +5,9 @@
 # $OUT: log.txt and results.tgz (results/<machine>[-avx512]/... as committed).
 # Prepare: make tests && make AVX512=1 BUILD=build-avx512 build-avx512/scibench
 #          && ../shared/tools/device-deps.sh libgomp1 libcmocka0
-# Call:    carry [".devdeps", "build", "build-avx512"]; bash tools/device_run.sh [KERNEL]
+# Call:    carry [".devdeps", "build", "build-avx512"]; bash tools/device_run.sh [KERNEL ...]
 set -u
-kernel=${1:-lattice_mc}
+kernels=${*:-lattice_mc}
 out=${OUT:-/tmp/sb_out}
 export PATH=$PWD/.devdeps/usr/bin:$PATH
 export LD_LIBRARY_PATH=$PWD/.devdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
@@ -28,6 +28,7 @@ run() {
   local bin=$1 dir=$2 backend=$3 size=$4 tag=$5; shift 5
   $bin run "$kernel" --backend "$backend" --size "$size" --quiet "$@" --json "$dir/$kernel.$backend.$size$tag.json" || fail=1
 }
+for kernel in $kernels; do
 case $kernel in
 lattice_mc)
   for L in 64 128 256; do run $sb "$res" cuda $L "" --reps 10; done
@@ -45,10 +46,37 @@ lattice_mc)
     OMP_NUM_THREADS=$n build-avx512/scibench run lattice_mc --backend openmp_simd --size 256 --reps 3 --quiet \
       | grep -E "^throughput" || fail=1
   done
+  echo "== hyperfine: whole processes, both backends"
+  bash tools/hf_compare.sh lattice_mc 128 && cp -r "results/$machine/hyperfine" "$res/" || fail=1
+  ;;
+nlchains)
+  for model in fput toda dnkg dnls; do
+    tag=; [ $model = fput ] || tag=.model-$model
+    run $sb "$res" cuda 1024 "$tag" --reps 5 --param model=$model
+  done
+  echo "== nlchains cuda fput: throughput vs N at ~8.4M sites (C = 2^23 / N)"
+  for N in 64 128 256 512 2048 4096 8192; do
+    run $sb "$res" cuda $N .copies-$((8388608 / N)) --reps 3 --param copies=$((8388608 / N))
+  done
+  echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
+  run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0
+  for model in fput toda dnkg dnls; do
+    tag=.copies-1024; [ $model = fput ] || tag=.copies-1024.model-$model
+    run $sb "$res" openmp_simd 1024 "$tag" --reps 3 --param model=$model --param copies=1024
+  done
+  [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 1024 .copies-1024 --reps 3 --param copies=1024
+  run $sb "$res" reference 1024 .copies-64 --reps 3 --param copies=64
   ;;
 esac
-echo "== hyperfine: whole processes, both backends"
-bash tools/hf_compare.sh "$kernel" 128 && cp -r "results/$machine/hyperfine" "$res/" || fail=1
+done
+# A/B builds carried in scratch/ (optional): same validation, other build
+for ab in scratch/*/scibench; do
+  [ -x "$ab" ] || continue
+  echo "== A/B $ab: nlchains dnls on cuda"
+  "$ab" validate nlchains --backend cuda --size 64 --param copies=16 --param model=dnls | grep -E "norm change|VALIDATION"
+  echo "== this build: nlchains dnls on cuda"
+  $sb validate nlchains --backend cuda --size 64 --param copies=16 --param model=dnls | grep -E "norm change|VALIDATION"
+done
 tar czf "$out/results.tgz" -C "$out/res" . && rm -rf "$out/res"
 echo "device_run: fail=$fail"
 exit $fail
