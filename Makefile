@@ -21,10 +21,8 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
 LDLIBS   := -ljansson -lfftw3 -lm
 ifeq ($(CUDA),1)
-CFLAGS   += -DSB_HAVE_CUDA=1 -DNLC_CUDA_READY -DNLC_CUDA=1
+CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
-else
-CFLAGS   += -DNLC_CUDA=0
 endif
 
 C_SRC    := $(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c)
@@ -49,11 +47,17 @@ $(LIB): $(filter-out $(MAIN_OBJ),$(OBJ))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on a stamp named by a hash of the flags: changing CUDA=, AVX512= or
+# CFLAGS rebuilds everything instead of linking stale objects.
+FLAGS_STAMP := $(BUILD)/.flags-$(shell printf '%s' '$(CC) $(CFLAGS) $(NVCC) $(NVFLAGS) $(CUDA)' | md5sum | cut -c1-12)
+$(FLAGS_STAMP):
+	@mkdir -p $(@D) && rm -f $(BUILD)/.flags-* && touch $@
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 

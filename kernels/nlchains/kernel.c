@@ -152,9 +152,11 @@ const sb_kernel nlchains_kernel = {
     .max_size = 65536,
     .ci_size = 64,
     .params = nlc_params,
-    /* cuda: off until kernels/nlchains/cuda.cu validates (it then builds with -DNLC_CUDA_READY
-     * and sets this to {1, 1, 1} under SB_HAVE_CUDA) */
-    .has_backend = {1, NLC_CUDA, 1}, /* NLC_CUDA: 1 when built with CUDA (Makefile) */
+#ifdef SB_HAVE_CUDA
+    .has_backend = {1, 1, 1},
+#else
+    .has_backend = {1, 0, 1},
+#endif
     .setup = nlc_setup,
     .prepare = nlc_prepare,
     .run = nlc_run,

@@ -204,7 +204,7 @@ int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_back
     m->cfg = *cfg;
     m->ops = b == SB_BACKEND_OPENMP_SIMD ? &nlc_ops_openmp_simd : &nlc_ops_reference;
     if (b == SB_BACKEND_CUDA) {
-#if defined(SB_HAVE_CUDA) && defined(NLC_CUDA_READY)
+#ifdef SB_HAVE_CUDA
         m->ops = &nlc_ops_cuda;
 #else
         sb_error("nlchains: this build has no CUDA backend for nlchains");
