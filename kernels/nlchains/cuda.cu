@@ -65,11 +65,8 @@ constexpr size_t SMEM_MAX = 200 * 1024;
 
 enum { PATH_WARP = 0, PATH_BLOCK_SMEM = 1, PATH_BLOCK_GLOBAL = 2, PATH_DNLS = 3 };
 
-struct coefs {
-    double kfirst, klast, kjoin; /* w3 h/2 at the start and the end, w3 h between steps */
-    double kmid[6];              /* (w_s + w_{s+1}) h / 2 after drift s = 0..5 */
-    double drift[7];             /* w_s h */
-};
+/* The composition's merged kick and drift coefficients: nlc_make_coefs (setup.c). */
+typedef nlc_coefs coefs;
 
 struct model_par {
     double alpha, beta, m;
@@ -94,18 +91,6 @@ struct cu_state {
     int block, grid;
     size_t smem;
 };
-
-coefs make_coefs(double h)
-{
-    coefs c;
-    double w[NLC_STAGES];
-    for (int s = 0; s < NLC_STAGES; s++) w[s] = nlc_weight(s);
-    c.kfirst = c.klast = 0.5 * w[0] * h;
-    c.kjoin = w[0] * h;
-    for (int s = 0; s < 6; s++) c.kmid[s] = 0.5 * (w[s] + w[s + 1]) * h;
-    for (int s = 0; s < 7; s++) c.drift[s] = w[s] * h;
-    return c;
-}
 
 /* ---- forces ---------------------------------------------------------------- */
 /* expm1 for the toda force. CUDA's expm1 plus the division by 2 alpha cost ~13x the
@@ -386,7 +371,7 @@ int cu_upload(nlc *m)
     st->model = m->cfg.model;
     st->N = N;
     st->C = C;
-    st->k = make_coefs(m->cfg.dt);
+    st->k = nlc_make_coefs(m->cfg.dt);
     st->mp.alpha = m->cfg.alpha;
     st->mp.beta = m->cfg.beta;
     st->mp.m = m->cfg.m;
