@@ -70,7 +70,6 @@ typedef nlc_coefs coefs;
 
 struct model_par {
     double alpha, beta, m;
-    double inv2a; /* toda: 1 / (2 alpha) */
 };
 
 struct cu_state {
@@ -93,35 +92,10 @@ struct cu_state {
 };
 
 /* ---- forces ---------------------------------------------------------------- */
-/* expm1 for the toda force. CUDA's expm1 plus the division by 2 alpha cost ~13x the
- * fput bond force; for |x| < 1/4 (the usual regime, |2 alpha r| small) the Taylor
- * series to x^12/12! (Horner, FMA) is within ~1 ulp (truncation < 1e-17 relative),
- * elsewhere exp(x) - 1 loses at most ~2 bits (|expm1(x)| > 0.22 there). The force
- * multiplies by a precomputed 1/(2 alpha) instead of dividing (<= 1 ulp apart from
- * physics.h's nlc_toda_bond_force; the oracle test bounds the effect). */
-__device__ __forceinline__ double nlc_expm1_fast(double x)
-{
-    if (fabs(x) < 0.25) {
-        double s = 1.0 / 479001600.0; /* 1/12! */
-        s = fma(s, x, 1.0 / 39916800.0);
-        s = fma(s, x, 1.0 / 3628800.0);
-        s = fma(s, x, 1.0 / 362880.0);
-        s = fma(s, x, 1.0 / 40320.0);
-        s = fma(s, x, 1.0 / 5040.0);
-        s = fma(s, x, 1.0 / 720.0);
-        s = fma(s, x, 1.0 / 120.0);
-        s = fma(s, x, 1.0 / 24.0);
-        s = fma(s, x, 1.0 / 6.0);
-        s = fma(s, x, 0.5);
-        return fma(s * x, x, x); /* x + x^2 (1/2 + x/6 + ...) */
-    }
-    return exp(x) - 1.0;
-}
-
 template <int MODEL>
 __device__ __forceinline__ double bond_force(double r, const model_par &mp)
 {
-    if (MODEL == NLC_TODA) return nlc_expm1_fast(2.0 * mp.alpha * r) * mp.inv2a;
+    if (MODEL == NLC_TODA) return nlc_toda_bond_force(r, mp.alpha); /* physics.h: libm-free expm1 */
     return nlc_fput_bond_force(r, mp.alpha, mp.beta);
 }
 
@@ -375,7 +349,6 @@ int cu_upload(nlc *m)
     st->mp.alpha = m->cfg.alpha;
     st->mp.beta = m->cfg.beta;
     st->mp.m = m->cfg.m;
-    st->mp.inv2a = m->cfg.alpha != 0.0 ? 1.0 / (2.0 * m->cfg.alpha) : 0.0;
     if (C > 0x7fffffffL || (long)N * C > (1L << 40)) {
         sb_error("nlchains cuda: copies=%ld x N=%d too large for one batched transform", C, N);
         return SB_EXIT_USAGE;

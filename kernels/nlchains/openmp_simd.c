@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) void omp_kick(int model, const nlc_
 #pragma omp simd aligned(q, b : 64)
         for (int i = 0; i < N; i++) b[i] = nlc_fput_bond_force(q[i + 1] - q[i], alpha, beta);
     } else {
-        /* libm expm1 has no vector variant without -ffast-math: this loop stays scalar */
+#pragma omp simd aligned(q, b : 64)
         for (int i = 0; i < N; i++) b[i] = nlc_toda_bond_force(q[i + 1] - q[i], alpha);
     }
     b[-1] = b[N - 1];

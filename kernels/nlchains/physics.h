@@ -22,6 +22,7 @@
 #define NLCHAINS_PHYSICS_H
 
 #include <math.h>
+#include <stdint.h>
 
 #ifdef __CUDACC__
 #define NLC_HD __host__ __device__ __forceinline__
@@ -50,11 +51,53 @@ NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
 {
     return r * r * (0.5 + r * (alpha / 3.0 + beta * r / 4.0));
 }
-/* expm1 keeps the small-r force exact to rounding (r -> r as alpha r -> 0). */
-NLC_HD double nlc_toda_bond_force(double r, double alpha) { return expm1(2.0 * alpha * r) / (2.0 * alpha); }
+/* expm1(x) from + - * fma alone, so that it vectorises on the CPU (libm has no vector
+ * expm1 without -ffast-math) and runs the same on the GPU. x = k ln2 + r with
+ * |r| <= ln2/2 (Cody-Waite, two-part ln2); expm1(r) by its Taylor series to r^13
+ * (truncation < 3e-17 relative); expm1(x) = 2^k expm1(r) + (2^k - 1), exact for k = 0,
+ * so small x keep full relative accuracy. Rounding to the nearest integer and 2^k are
+ * built with the 1.5 * 2^52 trick: no float-to-int conversion, which AVX2 lacks for
+ * doubles. Valid for |x| <= 700 (clamped beyond); within 2 ulp of libm (tested). */
+NLC_HD double nlc_expm1(double x)
+{
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+    double xc = x < -700.0 ? -700.0 : x > 700.0 ? 700.0 : x; /* not fmin/fmax: they block vectorisation */
+    double t = fma(xc, 1.44269504088896338700e+00, magic);
+    double k = t - magic;
+    double r = fma(-k, 6.93147180369123816490e-01, xc); /* ln2, high part: k * hi is exact */
+    r = fma(-k, 1.90821492927058770002e-10, r);          /* ln2, low part */
+    double q = 1.0 / 6227020800.0;                       /* 1/13! */
+    q = fma(q, r, 1.0 / 479001600.0);
+    q = fma(q, r, 1.0 / 39916800.0);
+    q = fma(q, r, 1.0 / 3628800.0);
+    q = fma(q, r, 1.0 / 362880.0);
+    q = fma(q, r, 1.0 / 40320.0);
+    q = fma(q, r, 1.0 / 5040.0);
+    q = fma(q, r, 1.0 / 720.0);
+    q = fma(q, r, 1.0 / 120.0);
+    q = fma(q, r, 1.0 / 24.0);
+    q = fma(q, r, 1.0 / 6.0);
+    q = fma(q, r, 0.5);
+    double em = fma(q * r, r, r); /* r + r^2 (1/2 + r/6 + ...) */
+    /* 2^k: k + 1023 into the exponent field. A union, not memcpy: GCC vectorises
+     * the union pun, not a memcpy through a local. */
+#ifdef __CUDA_ARCH__
+    double p2 = __longlong_as_double((long long)(((uint64_t)__double_as_longlong(t) + 1023u) << 52));
+#else
+    union {
+        double d;
+        uint64_t u;
+    } v = {t};
+    v.u = (v.u + 1023u) << 52;
+    double p2 = v.d;
+#endif
+    return fma(p2, em, p2 - 1.0);
+}
+
+NLC_HD double nlc_toda_bond_force(double r, double alpha) { return nlc_expm1(2.0 * alpha * r) * (0.5 / alpha); }
 NLC_HD double nlc_toda_bond_energy(double r, double alpha)
 {
-    return (expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha);
+    return (nlc_expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha);
 }
 
 /* ---- dnkg: F_i = (q_{i+1} - 2 q_i + q_{i-1}) - m q_i - beta q_i^3 ---- */
