@@ -193,6 +193,20 @@ static void compare_model(int model, int N, long C, long K, double amp)
     free_nlc(&r);
 }
 
+/* N = 32 S W: a chain per block of W warps, S sites per lane. The default S, then
+ * the other one (SB_NLC_MW_S, the tuning override) so that both kernels are checked. */
+static void compare_mwarp(int model, int N, long C, long K, double amp)
+{
+    compare_model(model, N, C, K, amp);
+    const char *alt = getenv("SB_NLC_MW_S");
+    setenv("SB_NLC_MW_S", alt && strcmp(alt, "16") == 0 ? "32" : "16", 1);
+    compare_model(model, N, C, K, amp);
+    if (alt)
+        setenv("SB_NLC_MW_S", alt, 1);
+    else
+        unsetenv("SB_NLC_MW_S");
+}
+
 static void test_fput(void **state)
 {
     (void)state;
@@ -201,8 +215,11 @@ static void test_fput(void **state)
     compare_model(NLC_FPUT, 64, 9, 40, 0.3);   /* warp path, 2 sites per lane, a partial block */
     compare_model(NLC_FPUT, 32, 5, 40, 0.3);   /* warp path, 1 site per lane */
     compare_model(NLC_FPUT, 100, 3, 40, 0.3);  /* block per chain, shared memory */
-    compare_model(NLC_FPUT, 2048, 2, 20, 0.3); /* block per chain, shared memory */
+    compare_model(NLC_FPUT, 2000, 2, 20, 0.3); /* block per chain, shared memory */
     compare_model(NLC_FPUT, 9728, 2, 4, 0.3);  /* block per chain, global memory */
+    compare_mwarp(NLC_FPUT, 2048, 3, 20, 0.3); /* 2 warps x 32 sites a lane, or 4 x 16 */
+    compare_mwarp(NLC_FPUT, 4096, 2, 20, 0.3); /* 4 x 32 or 8 x 16 */
+    compare_mwarp(NLC_FPUT, 8192, 2, 10, 0.3); /* 8 x 32 or 16 x 16 */
 }
 
 static void test_toda(void **state)
@@ -213,6 +230,9 @@ static void test_toda(void **state)
     compare_model(NLC_TODA, 256, 5, 40, 0.3);
     compare_model(NLC_TODA, 100, 3, 40, 0.3);
     compare_model(NLC_TODA, 32, 4, 40, 2.0); /* |2 alpha r| > 1/4 too: the exp(x) - 1 branch */
+    compare_mwarp(NLC_TODA, 2048, 3, 20, 0.3);
+    compare_mwarp(NLC_TODA, 4096, 2, 20, 0.3);
+    compare_mwarp(NLC_TODA, 8192, 2, 10, 0.3);
 }
 
 static void test_dnkg(void **state)
@@ -222,6 +242,9 @@ static void test_dnkg(void **state)
     compare_model(NLC_DNKG, 1024, 6, 40, 0.3);
     compare_model(NLC_DNKG, 128, 5, 40, 0.3);
     compare_model(NLC_DNKG, 100, 3, 40, 0.3);
+    compare_mwarp(NLC_DNKG, 2048, 3, 20, 0.3);
+    compare_mwarp(NLC_DNKG, 4096, 2, 20, 0.3);
+    compare_mwarp(NLC_DNKG, 8192, 2, 10, 0.3);
 }
 
 static void test_dnls(void **state)
@@ -236,8 +259,9 @@ static void test_launches(void **state)
 {
     (void)state;
     REQUIRE_GPU(NULL);
-    for (int model = 0; model < 4; model++) {
-        nlc_config cfg = make_cfg(model, 1024, 64);
+    for (int t = 0; t < 5; t++) {
+        const int model = t < 4 ? t : NLC_FPUT, N = t < 4 ? 1024 : 2048; /* the last: a block of warps */
+        nlc_config cfg = make_cfg(model, N, 64);
         nlc g;
         make_nlc(&g, &cfg, CUDA_OPS, 0.1);
         assert_int_equal(g.ops->upload(&g), SB_OK);

@@ -8,6 +8,9 @@
  * force, so each bond force is computed once; for dnkg the two neighbouring q's.
  * All `nsteps` steps run in one launch with the state in registers, so DRAM sees one
  * read and one write of the state per call of steps().
+ * N = 32 * S * W (S in {16, 32}, W = 2 .. 16 warps, N = 2048 .. 8192): a chain per block
+ * of W warps (nlc_mwarp_steps), lanes as above; across warps the first and last q of
+ * each warp go through a shared-memory halo, one __syncthreads per stage.
  * Other N: a block per chain, q, p and the bond (or site) forces in shared memory
  * when 3N doubles fit (N <= 9216), else in global memory; two __syncthreads per stage.
  *
@@ -33,8 +36,10 @@
  * rep, median of 5): fput 2.54e11 chain-site steps/s (19.6 TFLOP/s at 77 flop, 59% of
  * the measured FP64 peak), dnkg 2.34e11, toda 3.0e10 (expm1-bound), dnls 3.1e9 (each
  * stage is 4 passes over the state: FFT, phase, inverse FFT, rotation). One
- * mode-energy collection costs ~0.19 ms, ~6% of 100 fput steps. fput N = 2048 falls
- * to the block-per-chain path at 5.7e10: the warp path stops at 32 sites per lane. */
+ * mode-energy collection costs ~0.19 ms, ~6% of 100 fput steps. N = 2048 .. 8192 on
+ * the warps-per-chain path (harness, C = 2^23 / N, reps 3): fput 2.39 / 2.33 / 2.27e11,
+ * toda 6.5 / 6.4 / 6.8e10, dnkg 2.36 / 2.32 / 2.04e11 (the block-per-chain path gave
+ * 5.6e10 for fput at 2048). */
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,7 +68,7 @@ constexpr int RED_THREADS = 128; /* mode-energy reduction */
 constexpr int RED_CHAINS = 64;   /* chains summed per partial sum */
 constexpr size_t SMEM_MAX = 200 * 1024;
 
-enum { PATH_WARP = 0, PATH_BLOCK_SMEM = 1, PATH_BLOCK_GLOBAL = 2, PATH_DNLS = 3 };
+enum { PATH_WARP = 0, PATH_BLOCK_SMEM = 1, PATH_BLOCK_GLOBAL = 2, PATH_DNLS = 3, PATH_MWARP = 4 };
 
 /* The composition's merged kick and drift coefficients: nlc_make_coefs (setup.c). */
 typedef nlc_coefs coefs;
@@ -73,7 +78,7 @@ struct model_par {
 };
 
 struct cu_state {
-    int model, N, path, S;
+    int model, N, path, S, W; /* S sites per lane, W warps per chain (PATH_MWARP) */
     long C;
     double *q, *p;          /* chain-major state (fput/toda/dnkg) */
     double *f;              /* global force scratch (PATH_BLOCK_GLOBAL) */
@@ -160,6 +165,97 @@ __global__ void __launch_bounds__(WARP_BLOCK) nlc_warp_steps(double *__restrict_
             for (int j = 0; j < S; j++) q[j] += d * p[j];
             const double c = (s == 6 && n == nsteps - 1) ? k.klast : kk[s];
             warp_kick<MODEL, S>(q, p, c, mp, lane);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < S; j++) {
+        Q[base + j] = q[j];
+        P[base + j] = p[j];
+    }
+}
+
+/* ---- chain per block of W warps, S sites per lane in registers ---------------- */
+/* N = 32 S W. Warp w holds sites 32 S w .. 32 S (w+1) - 1, lane l of it S of them as in
+ * nlc_warp_steps. Inside a warp the neighbours come by __shfl_sync; across warps each
+ * warp posts its first q (lane 0) and last q (lane 31) into a shared halo, double
+ * buffered by stage parity, so one __syncthreads per stage suffices (a buffer is
+ * rewritten two stages later, after every warp has passed the barrier between).
+ * fput/toda: lane 0 forms its left bond force from the previous warp's last q itself
+ * (the same operands, so the same value the previous warp's lane 31 forms). */
+template <int MODEL, int S, int W>
+__device__ __forceinline__ void mw_kick(double (&q)[S], double (&p)[S], double c, const model_par &mp, int lane, int w,
+                                        double *hf, double *hl)
+{
+    const unsigned full = 0xffffffffu;
+    const int next = (lane + 1) & 31, prev = (lane + 31) & 31;
+    const int wn = w + 1 == W ? 0 : w + 1, wp = w == 0 ? W - 1 : w - 1;
+    if (lane == 0) hf[w] = q[0];
+    if (lane == 31) hl[w] = q[S - 1];
+    __syncthreads();
+    if (MODEL == NLC_DNKG) {
+        double qr = __shfl_sync(full, q[0], next);
+        double ql = __shfl_sync(full, q[S - 1], prev);
+        if (lane == 31) qr = hf[wn];
+        if (lane == 0) ql = hl[wp];
+#pragma unroll
+        for (int j = 0; j < S; j++) {
+            const double qm = j > 0 ? q[j - 1] : ql;
+            const double qp = j < S - 1 ? q[j + 1] : qr;
+            p[j] += c * nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta);
+        }
+    } else {
+        double qn = __shfl_sync(full, q[0], next);
+        if (lane == 31) qn = hf[wn];
+        const double flast = bond_force<MODEL>(qn - q[S - 1], mp); /* bond (i_last, i_last + 1) */
+        double fprev = __shfl_sync(full, flast, prev);              /* bond (i_first - 1, i_first) */
+        if (lane == 0) fprev = bond_force<MODEL>(q[0] - hl[wp], mp);
+#pragma unroll
+        for (int j = 0; j < S - 1; j++) {
+            const double f = bond_force<MODEL>(q[j + 1] - q[j], mp);
+            p[j] += c * (f - fprev);
+            fprev = f;
+        }
+        p[S - 1] += c * (flast - fprev);
+    }
+}
+
+/* Register caps (ptxas -v, no spills): S = 32 keeps the 168 of the chain-per-warp kernel
+ * (12 warps an SM; dnkg needs more here: uncapped); S = 16 fits in 128 (16 warps an SM). */
+constexpr int mw_min_blocks(int MODEL, int S, int W)
+{
+    return (S >= 32 ? (MODEL == NLC_DNKG ? 8 : 12) : 16) / W > 0 ? (S >= 32 ? (MODEL == NLC_DNKG ? 8 : 12) : 16) / W : 1;
+}
+
+template <int MODEL, int S, int W>
+__global__ void __launch_bounds__(32 * W, mw_min_blocks(MODEL, S, W))
+    nlc_mwarp_steps(double *__restrict__ Q, double *__restrict__ P, long nsteps, coefs k, model_par mp)
+{
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const long base = (long)blockIdx.x * (32 * S * W) + (long)threadIdx.x * S;
+    __shared__ double kd[7], kk[7];
+    __shared__ double hf[2][W], hl[2][W];
+    if (threadIdx.x < 7) {
+        kd[threadIdx.x] = k.drift[threadIdx.x];
+        kk[threadIdx.x] = threadIdx.x < 6 ? k.kmid[threadIdx.x] : k.kjoin;
+    }
+    /* the first mw_kick's barrier orders these writes before any read */
+    double q[S], p[S];
+#pragma unroll
+    for (int j = 0; j < S; j++) {
+        q[j] = Q[base + j];
+        p[j] = P[base + j];
+    }
+    mw_kick<MODEL, S, W>(q, p, k.kfirst, mp, lane, w, hf[0], hl[0]);
+    int buf = 1;
+    for (long n = 0; n < nsteps; n++) {
+#pragma unroll(MODEL == NLC_TODA ? 1 : 7)
+        for (int s = 0; s < 7; s++) {
+            const double d = kd[s];
+#pragma unroll
+            for (int j = 0; j < S; j++) q[j] += d * p[j];
+            const double c = (s == 6 && n == nsteps - 1) ? k.klast : kk[s];
+            mw_kick<MODEL, S, W>(q, p, c, mp, lane, w, hf[buf], hl[buf]);
+            buf ^= 1;
         }
     }
 #pragma unroll
@@ -304,8 +400,62 @@ int grid_for(long n, int block)
     return (int)(g < 132L * 16 ? g : 132L * 16);
 }
 
+/* The (S, W) combinations of nlc_mwarp_steps: X(S, W) for N = 32 S W. */
+#define NLC_MW_COMBOS(X) X(32, 2) X(16, 4) X(32, 4) X(16, 8) X(32, 8) X(16, 16)
+
+template <int MODEL>
+const void *mw_fn(int S, int W, const char *mname, const char **name)
+{
+    static char buf[4][64];
+    char *b = buf[MODEL];
+    snprintf(b, sizeof buf[0], "nlc_mwarp_steps<%s,%d,%d>", mname, S, W);
+    *name = b;
+#define NLC_MW_FN(SS, WW) \
+    if (S == SS && W == WW) return (const void *)nlc_mwarp_steps<MODEL, SS, WW>;
+    NLC_MW_COMBOS(NLC_MW_FN)
+#undef NLC_MW_FN
+    return NULL;
+}
+
+template <int MODEL>
+void mw_launch(const cu_state *st, long nsteps)
+{
+#define NLC_MW_GO(SS, WW)                                                                      \
+    if (st->S == SS && st->W == WW) {                                                          \
+        nlc_mwarp_steps<MODEL, SS, WW><<<st->grid, st->block>>>(st->q, st->p, nsteps, st->k, st->mp); \
+        return;                                                                                \
+    }
+    NLC_MW_COMBOS(NLC_MW_GO)
+#undef NLC_MW_GO
+}
+
+/* Sites per lane for N = 32 S W, W = 2 .. 16 warps per chain; 0: none. Measured on the
+ * H100 (C = 2^23 / N, 100 steps): S = 16 is faster for fput/toda at N <= 4096 (16 warps
+ * an SM at ~126 registers against 12 at 168; toda 6.7e10 vs 5.8e10), S = 32 for dnkg
+ * and at N = 8192 (8 x 32 against 16 x 16: fput 2.57e11 vs 2.43e11). */
+int mw_pick(int model, int N)
+{
+    int S = model != NLC_DNKG && N <= 4096 ? 16 : 32;
+    const char *e = getenv("SB_NLC_MW_S"); /* tuning override: 16 or 32 */
+    if (e && (atoi(e) == 16 || atoi(e) == 32)) S = atoi(e);
+    for (int t = 0; t < 2; t++, S = S == 32 ? 16 : 32) {
+        if (N % (32 * S)) continue;
+        const int W = N / (32 * S);
+#define NLC_MW_OK(SS, WW) \
+        if (S == SS && W == WW) return S;
+        NLC_MW_COMBOS(NLC_MW_OK)
+#undef NLC_MW_OK
+    }
+    return 0;
+}
+
 const void *integrator_fn(const cu_state *st, const char **name)
 {
+    if (st->path == PATH_MWARP) {
+        if (st->model == NLC_FPUT) return mw_fn<NLC_FPUT>(st->S, st->W, "fput", name);
+        if (st->model == NLC_TODA) return mw_fn<NLC_TODA>(st->S, st->W, "toda", name);
+        return mw_fn<NLC_DNKG>(st->S, st->W, "dnkg", name);
+    }
 #define NLC_PICK(MODEL, MNAME)                                                                              \
     if (st->path == PATH_WARP) {                                                                            \
         switch (st->S) {                                                                                    \
@@ -399,6 +549,13 @@ int cu_upload(nlc *m)
             st->block = WARP_BLOCK;
             st->grid = (int)((C + WARP_BLOCK / 32 - 1) / (WARP_BLOCK / 32));
             st->smem = 0;
+        } else if (mw_pick(st->model, N)) {
+            st->path = PATH_MWARP;
+            st->S = mw_pick(st->model, N);
+            st->W = N / (32 * st->S);
+            st->block = 32 * st->W;
+            st->grid = (int)C;
+            st->smem = 0;
         } else {
             st->block = N >= BLK_THREADS ? BLK_THREADS : (N + 31) / 32 * 32;
             st->grid = (int)C;
@@ -432,6 +589,13 @@ int cu_upload(nlc *m)
 int launch_integrator(cu_state *st, long nsteps)
 {
     const dim3 g(st->grid), b(st->block);
+    if (st->path == PATH_MWARP) {
+        if (st->model == NLC_FPUT) mw_launch<NLC_FPUT>(st, nsteps);
+        else if (st->model == NLC_TODA) mw_launch<NLC_TODA>(st, nsteps);
+        else mw_launch<NLC_DNKG>(st, nsteps);
+        SB_CU_LAUNCH();
+        return SB_OK;
+    }
 #define NLC_LAUNCH(MODEL)                                                                                         \
     if (st->path == PATH_WARP) {                                                                                  \
         switch (st->S) {                                                                                          \
