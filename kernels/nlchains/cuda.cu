@@ -105,14 +105,15 @@ __device__ __forceinline__ double bond_force(double r, const model_par &mp)
 }
 
 /* ---- chain per warp, S sites per lane in registers -------------------------- */
+/* The kick on one lane's S sites; ql and qr are the q of the sites just before and
+ * after them. fput/toda form each bond force once: the left bond of the lane's first
+ * site is the previous lane's last bond, shuffled, unless own_left (the previous lane
+ * is in another warp): then it is formed here from ql, with the same operands. */
 template <int MODEL, int S>
-__device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double c, const model_par &mp, int lane)
+__device__ __forceinline__ void lane_kick(double (&q)[S], double (&p)[S], double c, const model_par &mp, int prev,
+                                          double ql, double qr, bool own_left)
 {
-    const unsigned full = 0xffffffffu;
-    const int next = (lane + 1) & 31, prev = (lane + 31) & 31;
     if (MODEL == NLC_DNKG) {
-        const double qr = __shfl_sync(full, q[0], next);
-        const double ql = __shfl_sync(full, q[S - 1], prev);
 #pragma unroll
         for (int j = 0; j < S; j++) {
             const double qm = j > 0 ? q[j - 1] : ql;
@@ -120,9 +121,9 @@ __device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double
             p[j] += c * nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta);
         }
     } else {
-        const double qn = __shfl_sync(full, q[0], next);
-        const double flast = bond_force<MODEL>(qn - q[S - 1], mp); /* bond (l*S+S-1, l*S+S) */
-        double fprev = __shfl_sync(full, flast, prev);              /* bond (l*S-1, l*S) */
+        const double flast = bond_force<MODEL>(qr - q[S - 1], mp); /* bond (last, last + 1) */
+        double fprev = __shfl_sync(0xffffffffu, flast, prev);       /* bond (first - 1, first) */
+        if (own_left) fprev = bond_force<MODEL>(q[0] - ql, mp);
 #pragma unroll
         for (int j = 0; j < S - 1; j++) {
             const double f = bond_force<MODEL>(q[j + 1] - q[j], mp);
@@ -131,6 +132,16 @@ __device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double
         }
         p[S - 1] += c * (flast - fprev);
     }
+}
+
+template <int MODEL, int S>
+__device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double c, const model_par &mp, int lane)
+{
+    const unsigned full = 0xffffffffu;
+    const int next = (lane + 1) & 31, prev = (lane + 31) & 31;
+    const double qr = __shfl_sync(full, q[0], next);
+    const double ql = MODEL == NLC_DNKG ? __shfl_sync(full, q[S - 1], prev) : 0.0;
+    lane_kick<MODEL, S>(q, p, c, mp, prev, ql, qr, false);
 }
 
 template <int MODEL, int S>
@@ -192,31 +203,11 @@ __device__ __forceinline__ void mw_kick(double (&q)[S], double (&p)[S], double c
     if (lane == 0) hf[w] = q[0];
     if (lane == 31) hl[w] = q[S - 1];
     __syncthreads();
-    if (MODEL == NLC_DNKG) {
-        double qr = __shfl_sync(full, q[0], next);
-        double ql = __shfl_sync(full, q[S - 1], prev);
-        if (lane == 31) qr = hf[wn];
-        if (lane == 0) ql = hl[wp];
-#pragma unroll
-        for (int j = 0; j < S; j++) {
-            const double qm = j > 0 ? q[j - 1] : ql;
-            const double qp = j < S - 1 ? q[j + 1] : qr;
-            p[j] += c * nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta);
-        }
-    } else {
-        double qn = __shfl_sync(full, q[0], next);
-        if (lane == 31) qn = hf[wn];
-        const double flast = bond_force<MODEL>(qn - q[S - 1], mp); /* bond (i_last, i_last + 1) */
-        double fprev = __shfl_sync(full, flast, prev);              /* bond (i_first - 1, i_first) */
-        if (lane == 0) fprev = bond_force<MODEL>(q[0] - hl[wp], mp);
-#pragma unroll
-        for (int j = 0; j < S - 1; j++) {
-            const double f = bond_force<MODEL>(q[j + 1] - q[j], mp);
-            p[j] += c * (f - fprev);
-            fprev = f;
-        }
-        p[S - 1] += c * (flast - fprev);
-    }
+    double qr = __shfl_sync(full, q[0], next);
+    double ql = MODEL == NLC_DNKG ? __shfl_sync(full, q[S - 1], prev) : 0.0;
+    if (lane == 31) qr = hf[wn];
+    if (lane == 0) ql = hl[wp];
+    lane_kick<MODEL, S>(q, p, c, mp, prev, ql, qr, lane == 0);
 }
 
 /* Register caps (ptxas -v, no spills): S = 32 keeps the 168 of the chain-per-warp kernel
