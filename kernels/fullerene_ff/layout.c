@@ -1,0 +1,100 @@
+/* fullerene_ff: start geometry, the oracle's ff_tutte and ff_project (cuda.cu and
+ * openmp_simd.c mirror these rules; constants in layout.h).
+ *
+ * Tutte layout. Face 0's atoms are atoms 0..d-1 in its cyclic order (graph.c's numbering),
+ * d = 5 or 6 (= 5 + g[0].ftype[0]); atom k is pinned at corner k of the regular d-gon
+ * (ff_polygon_x/y). Every other atom starts at (0, 0). A sweep computes, for every atom
+ * t >= d from the previous positions, new = (p[nbr0] + p[nbr1] + p[nbr2]) / 3 (added left
+ * to right, divided by 3.0), per coordinate; its move is dx^2 + dy^2. Sweeps repeat until
+ * the largest move of a sweep is <= FF_TUTTE_TOL^2 (i.e. |move| <= FF_TUTTE_TOL) or
+ * FF_TUTTE_MAXIT sweeps; the sweep count includes the last one.
+ *
+ * Spherical projection (the thesis's zero-order geometry, in this form):
+ *   1. layer(t) = graph distance of atom t from face 0's atoms (those are layer 0), L = the
+ *      largest layer;
+ *   2. per layer, the centroid of its atoms' Tutte positions (summed in atom order, divided
+ *      by the count);
+ *   3. polar angle phi = pi (layer + 0.5) / (L + 1): face 0 at the north pole, the layers as
+ *      parallels; azimuth from (dx, dy) = Tutte position - its layer's centroid:
+ *      (cos theta, sin theta) = (dx, dy) / sqrt(dx^2 + dy^2), or (1, 0) when that is 0;
+ *   4. P = (sin phi cos theta, sin phi sin theta, cos phi);
+ *   5. centre: P -= mean of P (summed in atom order, times 1.0 / N);
+ *   6. scale: X = P * (FF_PROJECT_BOND / mean bond length), the mean over the 3N/2 bonds
+ *      (t < nbr[j], t = 0..N-1 then j = 0..2, lengths summed in that order).
+ * Bonded atoms are on the same or adjacent parallels and the Tutte angle keeps their cyclic
+ * order, so the start is a convex cage with every atom on the outside of its neighbours'
+ * plane. That matters: the dihedral cosine is even under folding an atom through that
+ * plane, so a folded start could stay folded. */
+#include <math.h>
+
+#include "fullerene_ff/ff.h"
+#include "fullerene_ff/layout.h"
+
+int ff_tutte(int N, const ff_atom *g, double *xy)
+{
+    const int d = 5 + g[0].ftype[0];
+    double nxt[2 * FF_MAX_N];
+    for (int t = 0; t < N; t++) xy[2 * t] = xy[2 * t + 1] = 0.0;
+    for (int k = 0; k < d; k++) xy[2 * k] = ff_polygon_x(d, k), xy[2 * k + 1] = ff_polygon_y(d, k);
+    const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
+    int sweep = 0;
+    double move;
+    do {
+        move = 0.0;
+        for (int t = d; t < N; t++) {
+            const ff_atom *a = &g[t];
+            const double x = (xy[2 * a->nbr[0]] + xy[2 * a->nbr[1]] + xy[2 * a->nbr[2]]) / 3.0;
+            const double y = (xy[2 * a->nbr[0] + 1] + xy[2 * a->nbr[1] + 1] + xy[2 * a->nbr[2] + 1]) / 3.0;
+            const double dx = x - xy[2 * t], dy = y - xy[2 * t + 1], m = dx * dx + dy * dy;
+            nxt[2 * t] = x, nxt[2 * t + 1] = y;
+            move = m > move ? m : move;
+        }
+        for (int i = 2 * d; i < 2 * N; i++) xy[i] = nxt[i];
+        sweep++;
+    } while (move > tol2 && sweep < FF_TUTTE_MAXIT);
+    return sweep;
+}
+
+void ff_project(int N, const ff_atom *g, const double *xy, double *X)
+{
+    const int d = 5 + g[0].ftype[0];
+    int layer[FF_MAX_N], queue[FF_MAX_N], count[FF_MAX_N];
+    double cx[FF_MAX_N], cy[FF_MAX_N];
+    for (int t = 0; t < N; t++) layer[t] = -1;
+    int head = 0, tail = 0, L = 0;
+    for (int k = 0; k < d; k++) layer[k] = 0, queue[tail++] = k;
+    while (head < tail) {
+        const int t = queue[head++];
+        for (int j = 0; j < 3; j++) {
+            const int n = g[t].nbr[j];
+            if (layer[n] < 0) layer[n] = layer[t] + 1, queue[tail++] = n, L = layer[n];
+        }
+    }
+    for (int l = 0; l <= L; l++) count[l] = 0, cx[l] = cy[l] = 0.0;
+    for (int t = 0; t < N; t++) count[layer[t]]++, cx[layer[t]] += xy[2 * t], cy[layer[t]] += xy[2 * t + 1];
+    for (int l = 0; l <= L; l++) cx[l] /= count[l], cy[l] /= count[l];
+
+    const double pi = 3.14159265358979323846;
+    double mx = 0, my = 0, mz = 0;
+    for (int t = 0; t < N; t++) {
+        const double phi = pi * (layer[t] + 0.5) / (L + 1);
+        const double dx = xy[2 * t] - cx[layer[t]], dy = xy[2 * t + 1] - cy[layer[t]];
+        const double r = sqrt(dx * dx + dy * dy);
+        const double c = r > 0 ? dx / r : 1.0, s = r > 0 ? dy / r : 0.0, sp = sin(phi);
+        X[3 * t] = sp * c, X[3 * t + 1] = sp * s, X[3 * t + 2] = cos(phi);
+        mx += X[3 * t], my += X[3 * t + 1], mz += X[3 * t + 2];
+    }
+    const double inv = 1.0 / N;
+    mx *= inv, my *= inv, mz *= inv;
+    double sum = 0;
+    for (int t = 0; t < N; t++) X[3 * t] -= mx, X[3 * t + 1] -= my, X[3 * t + 2] -= mz;
+    for (int t = 0; t < N; t++)
+        for (int j = 0; j < 3; j++) {
+            const int n = g[t].nbr[j];
+            if (t > n) continue;
+            const double ex = X[3 * n] - X[3 * t], ey = X[3 * n + 1] - X[3 * t + 1], ez = X[3 * n + 2] - X[3 * t + 2];
+            sum += sqrt(ex * ex + ey * ey + ez * ez);
+        }
+    const double scale = FF_PROJECT_BOND / (sum / (1.5 * N));
+    for (int i = 0; i < 3 * N; i++) X[i] *= scale;
+}

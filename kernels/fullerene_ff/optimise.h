@@ -1,0 +1,16 @@
+/* fullerene_ff: constants of the CG optimiser (optimise.c has the exact algorithm; the
+ * OpenMP-SIMD and CUDA backends mirror it with these values). */
+#ifndef FULLERENE_FF_OPTIMISE_H
+#define FULLERENE_FF_OPTIMISE_H
+
+/* Line search: accept a step when |s(alpha)| <= FF_LS_CURV |s(0)|, s = grad E . d. */
+#define FF_LS_CURV 0.1
+/* Line search: at most this many energy+gradient evaluations; then the last point is taken. */
+#define FF_LS_MAXEVAL 20
+/* First trial step of an isomer's first line search: the RMS atom displacement, Angstrom. */
+#define FF_LS_STEP0 0.05
+/* Default RMS gradient tolerance, FFU/Angstrom, and iteration cap per atom (ff_opts). */
+#define FF_GTOL_DEFAULT 1e-6
+#define FF_MAXIT_PER_ATOM 50
+
+#endif
