@@ -1,0 +1,281 @@
+/* fullerene_ff OpenMP-SIMD backend: the oracle's algorithms (graph.c, layout.c, optimise.c)
+ * with the isomers as the work queue (parallel for, dynamic schedule: CG iteration counts
+ * differ between isomers) and the loops over atoms as SIMD loops.
+ *
+ * Each thread owns 64-byte aligned scratch, structure of arrays: the graph as int rows
+ * (neighbours, face types, and for the gather the flat index (1 + back[j]) * NP + nbr[j]
+ * of own[nbr[j]][1 + back[j]]), the per-atom term outputs own[slot][component][atom], the
+ * CG vectors and the Tutte rows. An energy+gradient is two SIMD loops: ff_atom_terms_n for
+ * every atom (the same inline code as the reference) into own, then the gather in the
+ * order of ff_gather_gradient. So every gradient equals the reference's bit for bit; only
+ * the energy sum and the dot products of CG are reduced in SIMD order, which makes the
+ * CG paths differ from the reference's by rounding. The Tutte sweep is the reference's
+ * (the same sums; the max of the moves does not depend on order) and ff_dualise and
+ * ff_project are called as they are (scalar, a small part of the time).
+ *
+ * Stage times: each thread sums its own stage times; b->t is the sum over threads divided
+ * by the number of threads, i.e. the share of the run's wall time spent in each stage. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fullerene_ff/ff.h"
+#include "fullerene_ff/ff_physics.h"
+#include "fullerene_ff/layout.h"
+#include "fullerene_ff/optimise.h"
+#include "sb_omp.h"
+
+typedef struct {
+    int *n0, *n1, *n2, *t0, *t1, *t2, *i0, *i1, *i2; /* NP each */
+    double *own;                                     /* 4 slots x 3 components x NP */
+    double *x, *xt, *g, *gt, *d;                     /* 3 NP each, xyz interleaved like b->X */
+    double *tx, *ty, *ux, *uy, *xy;                  /* Tutte rows (NP), interleaved copy (2 NP) */
+} thr_buf;
+
+typedef struct {
+    int nt, NP;
+    void *mem;
+    thr_buf *tb;
+} omp_state;
+
+static double now(void) { return sb_clock_seconds(); }
+
+static void omp_release(ff_batch *b)
+{
+    omp_state *st = b->dev;
+    if (!st) return;
+    sb_aligned_free(st->mem);
+    free(st->tb);
+    free(st);
+    b->dev = NULL;
+}
+
+static int omp_prepare(ff_batch *b)
+{
+    if (b->N < FF_MIN_N || b->N > FF_MAX_N || b->F != ff_faces(b->N)) return SB_EXIT_USAGE;
+    omp_state *st = calloc(1, sizeof *st);
+    if (!st) return SB_EXIT_RUNTIME;
+    b->dev = st;
+    st->nt = omp_get_max_threads();
+    st->NP = (b->N + 7) / 8 * 8;
+    const size_t NP = (size_t)st->NP;
+    const size_t ints = 9 * NP, dbls = 12 * NP + 5 * 3 * NP + 4 * NP + 2 * NP;
+    const size_t per = (ints * sizeof(int) + dbls * sizeof(double) + 63) / 64 * 64;
+    st->mem = sb_aligned_alloc(per * (size_t)st->nt);
+    st->tb = calloc((size_t)st->nt, sizeof *st->tb);
+    if (!st->mem || !st->tb) return SB_EXIT_RUNTIME;
+    for (int i = 0; i < st->nt; i++) {
+        thr_buf *t = &st->tb[i];
+        double *p = (double *)((char *)st->mem + per * (size_t)i);
+        t->own = p, p += 12 * NP;
+        t->x = p, p += 3 * NP;
+        t->xt = p, p += 3 * NP;
+        t->g = p, p += 3 * NP;
+        t->gt = p, p += 3 * NP;
+        t->d = p, p += 3 * NP;
+        t->tx = p, p += NP;
+        t->ty = p, p += NP;
+        t->ux = p, p += NP;
+        t->uy = p, p += NP;
+        t->xy = p, p += 2 * NP;
+        int *q = (int *)p;
+        int **rows[9] = {&t->n0, &t->n1, &t->n2, &t->t0, &t->t1, &t->t2, &t->i0, &t->i1, &t->i2};
+        for (int r = 0; r < 9; r++) *rows[r] = q, q += NP;
+    }
+    return SB_OK;
+}
+
+static void load_graph(thr_buf *t, int N, int NP, const ff_atom *g)
+{
+    for (int a = 0; a < N; a++) {
+        t->n0[a] = g[a].nbr[0], t->n1[a] = g[a].nbr[1], t->n2[a] = g[a].nbr[2];
+        t->t0[a] = g[a].ftype[0], t->t1[a] = g[a].ftype[1], t->t2[a] = g[a].ftype[2];
+        t->i0[a] = (1 + g[a].back[0]) * NP + g[a].nbr[0];
+        t->i1[a] = (1 + g[a].back[1]) * NP + g[a].nbr[1];
+        t->i2[a] = (1 + g[a].back[2]) * NP + g[a].nbr[2];
+    }
+}
+
+/* ff_tutte with rows x[], y[] (same arithmetic); xy gets the interleaved result. */
+static int tutte_simd(thr_buf *t, int N, const ff_atom *g)
+{
+    const int d = 5 + g[0].ftype[0];
+    double *restrict x = t->tx, *restrict y = t->ty, *restrict ux = t->ux, *restrict uy = t->uy;
+    const int *restrict n0 = t->n0, *restrict n1 = t->n1, *restrict n2 = t->n2;
+    for (int a = 0; a < N; a++) x[a] = y[a] = 0.0;
+    for (int k = 0; k < d; k++) x[k] = ff_polygon_x(d, k), y[k] = ff_polygon_y(d, k);
+    const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
+    int sweep = 0;
+    double move;
+    do {
+        move = 0.0;
+#pragma omp simd reduction(max : move)
+        for (int a = d; a < N; a++) {
+            const double nx = (x[n0[a]] + x[n1[a]] + x[n2[a]]) / 3.0;
+            const double ny = (y[n0[a]] + y[n1[a]] + y[n2[a]]) / 3.0;
+            const double dx = nx - x[a], dy = ny - y[a], m = dx * dx + dy * dy;
+            ux[a] = nx, uy[a] = ny;
+            move = m > move ? m : move;
+        }
+#pragma omp simd
+        for (int a = d; a < N; a++) x[a] = ux[a], y[a] = uy[a];
+        sweep++;
+    } while (move > tol2 && sweep < FF_TUTTE_MAXIT);
+    for (int a = 0; a < N; a++) t->xy[2 * a] = x[a], t->xy[2 * a + 1] = y[a];
+    return sweep;
+}
+
+/* ff_energy_gradient in two SIMD loops: the owned terms of every atom, then the gather. */
+static double energy_gradient(const thr_buf *t, int N, int NP, const double *restrict X, double *restrict grad)
+{
+    double *restrict own = t->own;
+    const int *restrict n0 = t->n0, *restrict n1 = t->n1, *restrict n2 = t->n2;
+    const int *restrict t0 = t->t0, *restrict t1 = t->t1, *restrict t2 = t->t2;
+    const int *restrict i0 = t->i0, *restrict i1 = t->i1, *restrict i2 = t->i2;
+    double *restrict ox = own, *restrict oy = own + 4 * NP, *restrict oz = own + 8 * NP;
+    double e = 0.0;
+#pragma omp simd reduction(+ : e)
+    for (int a = 0; a < N; a++) {
+        ff_v3 gr[4];
+        e += ff_atom_terms_n(a, n0[a], n1[a], n2[a], t0[a], t1[a], t2[a], X, gr);
+        ox[a] = gr[0].x, oy[a] = gr[0].y, oz[a] = gr[0].z;
+        ox[NP + a] = gr[1].x, oy[NP + a] = gr[1].y, oz[NP + a] = gr[1].z;
+        ox[2 * NP + a] = gr[2].x, oy[2 * NP + a] = gr[2].y, oz[2 * NP + a] = gr[2].z;
+        ox[3 * NP + a] = gr[3].x, oy[3 * NP + a] = gr[3].y, oz[3 * NP + a] = gr[3].z;
+    }
+#pragma omp simd
+    for (int a = 0; a < N; a++) {
+        grad[3 * a] = ox[a] + ox[i0[a]] + ox[i1[a]] + ox[i2[a]];
+        grad[3 * a + 1] = oy[a] + oy[i0[a]] + oy[i1[a]] + oy[i2[a]];
+        grad[3 * a + 2] = oz[a] + oz[i0[a]] + oz[i1[a]] + oz[i2[a]];
+    }
+    return e;
+}
+
+static double vdot(int n, const double *restrict a, const double *restrict b)
+{
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* ff_optimise (optimise.c documents the algorithm), on the thread's rows. */
+static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o, ff_result *r)
+{
+    const int n = 3 * N;
+    double *x = t->x, *xt = t->xt, *gr = t->g, *gt = t->gt, *restrict d = t->d;
+    memcpy(x, X, sizeof(double) * n);
+    double e = energy_gradient(t, N, NP, x, gr);
+    int evals = 1;
+    double gg = vdot(n, gr, gr);
+    int conv = sqrt(gg / n) <= o->gtol;
+#pragma omp simd
+    for (int i = 0; i < n; i++) d[i] = -gr[i];
+    long k = 0, it = 0;
+    int have_prev = 0;
+    double alpha_prev = 0, s0_prev = 0;
+    while (!conv && it < o->maxit) {
+        double s0 = vdot(n, gr, d);
+        if (s0 >= 0) {
+#pragma omp simd
+            for (int i = 0; i < n; i++) d[i] = -gr[i];
+            s0 = -gg, k = 0;
+        }
+        double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(vdot(n, d, d) / N);
+        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0;
+        int have_hi = 0, last = -1;
+        for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
+            double *restrict xr = xt;
+            const double *restrict x0 = x;
+#pragma omp simd
+            for (int i = 0; i < n; i++) xr[i] = x0[i] + alpha * d[i];
+            et = energy_gradient(t, N, NP, xt, gt);
+            evals++;
+            const double s = vdot(n, gt, d);
+            if (fabs(s) <= FF_LS_CURV * fabs(s0)) break;
+            if (s < 0) {
+                lo = alpha, slo = s;
+                if (have_hi && last < 0) shi *= 0.5;
+            } else {
+                if (last > 0) slo *= 0.5;
+                hi = alpha, shi = s, have_hi = 1;
+            }
+            last = s < 0 ? -1 : 1;
+            alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
+        }
+        alpha_prev = alpha, s0_prev = s0, have_prev = 1;
+        double beta = 0;
+        {
+            const double *restrict a = gt, *restrict b = gr;
+#pragma omp simd reduction(+ : beta)
+            for (int i = 0; i < n; i++) beta += a[i] * (a[i] - b[i]);
+        }
+        beta = beta / gg;
+        beta = beta > 0 ? beta : 0;
+        if (++k >= n) beta = 0, k = 0;
+        {
+            const double *restrict a = gt;
+#pragma omp simd
+            for (int i = 0; i < n; i++) d[i] = -a[i] + beta * d[i];
+        }
+        double *tmp = x;
+        x = xt, xt = tmp;
+        tmp = gr, gr = gt, gt = tmp;
+        e = et;
+        gg = vdot(n, gr, gr);
+        it++;
+        conv = sqrt(gg / n) <= o->gtol;
+    }
+    memcpy(X, x, sizeof(double) * n);
+    r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
+}
+
+static int omp_run(ff_batch *b)
+{
+    omp_state *st = b->dev;
+    const int N = b->N, F = b->F, NP = st->NP;
+    ff_opts o = b->opts;
+    if (o.gtol <= 0) o.gtol = FF_GTOL_DEFAULT;
+    if (o.maxit <= 0) o.maxit = (long)FF_MAXIT_PER_ATOM * N;
+    int fail = 0, used = 1;
+    double ts[4] = {0, 0, 0, 0};
+#pragma omp parallel reduction(+ : ts[:4]) reduction(| : fail)
+    {
+        thr_buf *t = &st->tb[omp_get_thread_num()];
+#pragma omp single
+        used = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 1)
+        for (long m = 0; m < b->M; m++) {
+            ff_atom *g = b->graph + m * N;
+            double *X = b->X + m * 3 * N;
+            ff_result *r = &b->res[m];
+            const double c0 = now();
+            if (ff_dualise(N, b->dual + m * F * 6, g)) {
+                fail = 1;
+                continue;
+            }
+            load_graph(t, N, NP, g);
+            const double c1 = now();
+            const int sweeps = tutte_simd(t, N, g);
+            const double c2 = now();
+            ff_project(N, g, t->xy, X);
+            const double c3 = now();
+            optimise_simd(t, N, NP, X, &o, r);
+            r->tutte_sweeps = sweeps;
+            const double c4 = now();
+            ts[0] += c1 - c0, ts[1] += c2 - c1, ts[2] += c3 - c2, ts[3] += c4 - c3;
+        }
+    }
+    b->t.dualise = ts[0] / used, b->t.tutte = ts[1] / used, b->t.project = ts[2] / used, b->t.optimise = ts[3] / used;
+    return fail ? SB_EXIT_RUNTIME : SB_OK;
+}
+
+static int omp_download(ff_batch *b)
+{
+    (void)b;
+    return SB_OK;
+}
+
+const ff_ops ff_ops_openmp_simd = {omp_prepare, omp_run, omp_download, omp_release, NULL};
