@@ -18,13 +18,21 @@
  *      parallels; azimuth from (dx, dy) = Tutte position - its layer's centroid:
  *      (cos theta, sin theta) = (dx, dy) / sqrt(dx^2 + dy^2), or (1, 0) when that is 0;
  *   4. P = (sin phi cos theta, sin phi sin theta, cos phi);
- *   5. centre: P -= mean of P (summed in atom order, times 1.0 / N);
- *   6. scale: X = P * (FF_PROJECT_BOND / mean bond length), the mean over the 3N/2 bonds
+ *   5. FF_PROJECT_SMOOTH Jacobi sweeps on the unit sphere: for every atom t, from the previous
+ *      positions, q = P[t] + P[nbr0] + P[nbr1] + P[nbr2] (per component, left to right), then
+ *      P'[t] = q / sqrt(q.q) (three divisions by the same norm);
+ *   6. centre: P -= mean of P (summed in atom order, times 1.0 / N);
+ *   7. scale: X = P * (FF_PROJECT_BOND / mean bond length), the mean over the 3N/2 bonds
  *      (t < nbr[j], t = 0..N-1 then j = 0..2, lengths summed in that order).
  * Bonded atoms are on the same or adjacent parallels and the Tutte angle keeps their cyclic
- * order, so the start is a convex cage with every atom on the outside of its neighbours'
- * plane. That matters: the dihedral cosine is even under folding an atom through that
- * plane, so a folded start could stay folded. */
+ * order, so the start is a convex cage. Strained isomers (pentagons crowded around face 0)
+ * have layers that are not star-shaped about their centroid: two atoms of a layer then get
+ * nearly the same azimuth (57 of the 1812 C60 isomers start with a bond < 0.3 A). The
+ * smoothing sweeps spread those out; on all C60 isomers they cut the mean evaluations per
+ * isomer from 181 to 172 and the worst from 2175 to 206 (one isomer was stuck near a
+ * degenerate angle, where the dihedral term's gradient diverges). The cage must start
+ * convex: the dihedral cosine is even under folding an atom through its neighbours' plane,
+ * so a folded start could stay folded. */
 #include <math.h>
 
 #include "fullerene_ff/ff.h"
@@ -82,8 +90,20 @@ void ff_project(int N, const ff_atom *g, const double *xy, double *X)
         const double r = sqrt(dx * dx + dy * dy);
         const double c = r > 0 ? dx / r : 1.0, s = r > 0 ? dy / r : 0.0, sp = sin(phi);
         X[3 * t] = sp * c, X[3 * t + 1] = sp * s, X[3 * t + 2] = cos(phi);
-        mx += X[3 * t], my += X[3 * t + 1], mz += X[3 * t + 2];
     }
+    double Y[3 * FF_MAX_N];
+    for (int sweep = 0; sweep < FF_PROJECT_SMOOTH; sweep++) {
+        for (int t = 0; t < N; t++) {
+            const int a = g[t].nbr[0], b = g[t].nbr[1], c = g[t].nbr[2];
+            const double qx = X[3 * t] + X[3 * a] + X[3 * b] + X[3 * c];
+            const double qy = X[3 * t + 1] + X[3 * a + 1] + X[3 * b + 1] + X[3 * c + 1];
+            const double qz = X[3 * t + 2] + X[3 * a + 2] + X[3 * b + 2] + X[3 * c + 2];
+            const double r = sqrt(qx * qx + qy * qy + qz * qz);
+            Y[3 * t] = qx / r, Y[3 * t + 1] = qy / r, Y[3 * t + 2] = qz / r;
+        }
+        for (int i = 0; i < 3 * N; i++) X[i] = Y[i];
+    }
+    for (int t = 0; t < N; t++) mx += X[3 * t], my += X[3 * t + 1], mz += X[3 * t + 2];
     const double inv = 1.0 / N;
     mx *= inv, my *= inv, mz *= inv;
     double sum = 0;

@@ -12,6 +12,8 @@
 /* Mean bond length of the projected start geometry, Angstrom (the optimised bonds are
  * 1.40..1.48 A). */
 #define FF_PROJECT_BOND 1.4
+/* Smoothing sweeps on the unit sphere after the projection (layout.c, step 5). */
+#define FF_PROJECT_SMOOTH 10
 
 /* Corner k of the regular d-gon (d = 5, 6) on the unit circle, at angle 2 pi k / d, as
  * literals: both backends pin the same bits (no libm sin/cos involved). */
