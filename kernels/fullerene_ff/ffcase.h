@@ -18,12 +18,14 @@ typedef struct {
     const char *spiral_file; /* NULL: generate */
     ff_opts opts;
     long oracle;             /* isomers re-run on the scalar reference for the oracle check */
+    long replicate;          /* the batch holds the isomers this many times (fills a GPU at small N) */
     uint64_t seed;
 } ff_config;
 
 typedef struct {
     ff_config cfg;
     long M;                  /* isomers in the batch */
+    long unique;             /* distinct isomers (M / replicate) */
     ff_spiral *spirals;      /* M, canonical (generated) or as read */
     uint16_t *dual;          /* M * F * 6 */
     ff_batch b;

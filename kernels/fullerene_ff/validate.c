@@ -108,11 +108,11 @@ static void check_count(const ff_case *fc, sb_validation *v)
         sb_error("fullerene_ff: no OEIS A007894 value for C_%d (data file missing or N beyond it); "
                  "set SB_DATA_DIR to kernels/fullerene_ff/data",
                  fc->cfg.N);
-        sb_check_add(v, "isomer count (OEIS data unavailable)", (double)fc->M, NAN, 0, SB_TOL_ABS, "isomers",
+        sb_check_add(v, "isomer count (OEIS data unavailable)", (double)fc->unique, NAN, 0, SB_TOL_ABS, "isomers",
                      SRC_OEIS);
         return;
     }
-    sb_check_add(v, "isomer count C_N (isomers=all)", (double)fc->M, (double)ref, 0, SB_TOL_ABS, "isomers",
+    sb_check_add(v, "isomer count C_N (isomers=all)", (double)fc->unique, (double)ref, 0, SB_TOL_ABS, "isomers",
                  SRC_OEIS);
 }
 
