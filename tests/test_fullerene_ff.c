@@ -200,9 +200,10 @@ static double term(int kind, const double *p, double *grad)
 {
     ff_v3 q[4], gr[4];
     for (int i = 0; i < 4; i++) q[i] = ff_v3_make(p[3 * i], p[3 * i + 1], p[3 * i + 2]), gr[i] = ff_v3_make(0, 0, 0);
-    double e = kind == 0   ? ff_bond_term(q[0], q[1], 1, 1.0, &gr[0], &gr[1])
-               : kind == 1 ? ff_angle_term(q[0], q[1], q[2], 0, &gr[0], &gr[1], &gr[2])
-                           : ff_dihedral_term(q[0], q[1], q[2], q[3], 3, 2, &gr[0], &gr[1], &gr[2], &gr[3]);
+    double e = kind == 0   ? ff_bond_term(q[0], q[1], ff_bond_k(1), ff_bond_r0(1), &gr[0], &gr[1])
+               : kind == 1 ? ff_angle_term(q[0], q[1], q[2], ff_angle_k(0), ff_angle_cos0(0), &gr[0], &gr[1], &gr[2])
+                           : ff_dihedral_term(q[0], q[1], q[2], q[3], ff_dihedral_k(2), ff_dihedral_cos0(3), &gr[0], &gr[1],
+                                              &gr[2], &gr[3]);
     for (int i = 0; i < 4; i++) grad[3 * i] = gr[i].x, grad[3 * i + 1] = gr[i].y, grad[3 * i + 2] = gr[i].z;
     return e;
 }
@@ -238,7 +239,7 @@ static void test_each_term_gradient(void **state)
     }
     /* an unowned bond (w = 0) contributes nothing */
     ff_v3 ga = ff_v3_make(0, 0, 0), gb = ga;
-    assert_true(ff_bond_term(ff_v3_make(0, 0, 0), ff_v3_make(1.7, 0, 0), 2, 0.0, &ga, &gb) == 0.0);
+    assert_true(ff_bond_term(ff_v3_make(0, 0, 0), ff_v3_make(1.7, 0, 0), 0.0, FF_R0_HH, &ga, &gb) == 0.0);
     assert_true(ga.x == 0 && gb.x == 0);
 }
 

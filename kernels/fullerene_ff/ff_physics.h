@@ -38,10 +38,12 @@
 
 #include "fullerene_ff/ff.h"
 
+/* always_inline on the CPU: a term left out of line turns the OpenMP-SIMD loop over atoms
+ * into scalar calls (GCC 12 kept the per-atom terms out of line). */
 #ifdef __CUDACC__
 #define FF_HD __host__ __device__ static inline
 #else
-#define FF_HD static inline
+#define FF_HD static inline __attribute__((always_inline))
 #endif
 
 typedef struct {
@@ -100,27 +102,27 @@ FF_HD ff_v3 ff_v3_load(const double *X, int i) { return ff_v3_make(X[3 * i], X[3
 
 /* ---- the three kinds of terms: energy returned, gradient added to the g's ---- */
 
-/* Bond a-b of type t, weighted by w (1 owned, 0 not: a multiply instead of a branch, so
- * that the SIMD loop over atoms needs no mask; w = 0 adds signed zeros, which change
- * nothing). */
-FF_HD double ff_bond_term(ff_v3 pa, ff_v3 pb, int t, double w, ff_v3 *ga, ff_v3 *gb)
+/* Bond a-b, force constant k (0 for a bond the atom does not own: then it adds only
+ * signed zeros, which change nothing; no branch, so the SIMD loop needs no mask), rest
+ * length r0. */
+FF_HD double ff_bond_term(ff_v3 pa, ff_v3 pb, double k, double r0, ff_v3 *ga, ff_v3 *gb)
 {
     const ff_v3 ab = ff_v3_sub(pb, pa);
     const double r = sqrt(ff_v3_dot(ab, ab));
-    const double k = w * ff_bond_k(t), dr = r - ff_bond_r0(t);
+    const double dr = r - r0;
     const ff_v3 f = ff_v3_scale(ab, k * dr / r);
     *gb = ff_v3_add(*gb, f);
     *ga = ff_v3_sub(*ga, f);
     return 0.5 * k * dr * dr;
 }
 
-/* Angle at a between b and c, face type t. */
-FF_HD double ff_angle_term(ff_v3 pa, ff_v3 pb, ff_v3 pc, int t, ff_v3 *ga, ff_v3 *gb, ff_v3 *gc)
+/* Angle at a between b and c: force constant k, equilibrium cosine c0. */
+FF_HD double ff_angle_term(ff_v3 pa, ff_v3 pb, ff_v3 pc, double k, double c0, ff_v3 *ga, ff_v3 *gb, ff_v3 *gc)
 {
     const ff_v3 ab = ff_v3_sub(pb, pa), ac = ff_v3_sub(pc, pa);
     const double rab = sqrt(ff_v3_dot(ab, ab)), rac = sqrt(ff_v3_dot(ac, ac));
     const ff_v3 u = ff_v3_scale(ab, 1.0 / rab), v = ff_v3_scale(ac, 1.0 / rac);
-    const double c = ff_v3_dot(u, v), k = ff_angle_k(t), dc = c - ff_angle_cos0(t);
+    const double c = ff_v3_dot(u, v), dc = c - c0;
     const ff_v3 fb = ff_v3_scale(ff_v3_subs(v, c, u), k * dc / rab);
     const ff_v3 fc = ff_v3_scale(ff_v3_subs(u, c, v), k * dc / rac);
     *gb = ff_v3_add(*gb, fb);
@@ -137,15 +139,15 @@ FF_HD double ff_dihedral_cos(ff_v3 pa, ff_v3 pb, ff_v3 pc, ff_v3 pd)
     return ff_v3_dot(m, n) / (sqrt(ff_v3_dot(m, m)) * sqrt(ff_v3_dot(n, n)));
 }
 
-/* Dihedral a-b-c-d with cos0 index i and h hexagons. */
-FF_HD double ff_dihedral_term(ff_v3 pa, ff_v3 pb, ff_v3 pc, ff_v3 pd, int i, int h, ff_v3 *ga, ff_v3 *gb,
+/* Dihedral a-b-c-d: force constant k, equilibrium cosine c0. */
+FF_HD double ff_dihedral_term(ff_v3 pa, ff_v3 pb, ff_v3 pc, ff_v3 pd, double k, double c0, ff_v3 *ga, ff_v3 *gb,
                               ff_v3 *gc, ff_v3 *gd)
 {
     const ff_v3 b1 = ff_v3_sub(pb, pa), b2 = ff_v3_sub(pc, pb), b3 = ff_v3_sub(pd, pc);
     const ff_v3 m = ff_v3_cross(b1, b2), n = ff_v3_cross(b2, b3);
     const double rm = sqrt(ff_v3_dot(m, m)), rn = sqrt(ff_v3_dot(n, n));
     const ff_v3 mh = ff_v3_scale(m, 1.0 / rm), nh = ff_v3_scale(n, 1.0 / rn);
-    const double c = ff_v3_dot(mh, nh), k = ff_dihedral_k(h), dc = c - ff_dihedral_cos0(i);
+    const double c = ff_v3_dot(mh, nh), dc = c - c0;
     /* k dc folded into P and Q: the gradient of the energy directly */
     const ff_v3 P = ff_v3_scale(ff_v3_subs(nh, c, mh), k * dc / rm);
     const ff_v3 Q = ff_v3_scale(ff_v3_subs(mh, c, nh), k * dc / rn);
@@ -161,24 +163,46 @@ FF_HD double ff_dihedral_term(ff_v3 pa, ff_v3 pb, ff_v3 pc, ff_v3 pd, int i, int
 
 /* ---- one atom's owned terms ---- */
 
-/* The body of ff_atom_terms with the graph passed as plain integers (the SIMD backend
- * feeds it from structure-of-arrays copies of the graph; the arithmetic is this one).
- * n0..n2: nbr[], t0..t2: ftype[]. Order: bonds j = 0..2, angles j = 0..2,
- * dihedrals j = 0..2; the energy is summed in that order. */
-FF_HD double ff_atom_terms_n(int a, int n0, int n1, int n2, int t0, int t1, int t2, const double *X, ff_v3 gr[4])
+/* The parameters of atom a's nine terms, slot j as in the file comment: bond j (bk = 0 when
+ * a does not own it), angle j, dihedral j. They depend on the graph only, so the SIMD
+ * backend tabulates them once per isomer; the values are the tables' exactly. */
+typedef struct {
+    double bk[3], br0[3], ak[3], ac0[3], dk[3], dc0[3];
+} ff_atom_params;
+
+/* n0..n2: nbr[], t0..t2: ftype[] */
+FF_HD ff_atom_params ff_atom_params_of(int a, int n0, int n1, int n2, int t0, int t1, int t2)
 {
-    const ff_v3 p0 = ff_v3_load(X, a), p1 = ff_v3_load(X, n0), p2 = ff_v3_load(X, n1), p3 = ff_v3_load(X, n2);
+    ff_atom_params q;
+    q.bk[0] = a < n0 ? ff_bond_k(t0 + t2) : 0.0, q.br0[0] = ff_bond_r0(t0 + t2);
+    q.bk[1] = a < n1 ? ff_bond_k(t1 + t0) : 0.0, q.br0[1] = ff_bond_r0(t1 + t0);
+    q.bk[2] = a < n2 ? ff_bond_k(t2 + t1) : 0.0, q.br0[2] = ff_bond_r0(t2 + t1);
+    q.ak[0] = ff_angle_k(t0), q.ac0[0] = ff_angle_cos0(t0);
+    q.ak[1] = ff_angle_k(t1), q.ac0[1] = ff_angle_cos0(t1);
+    q.ak[2] = ff_angle_k(t2), q.ac0[2] = ff_angle_cos0(t2);
+    q.dk[0] = q.dk[1] = q.dk[2] = ff_dihedral_k(t0 + t1 + t2);
+    q.dc0[0] = ff_dihedral_cos0(4 * t0 + 2 * t1 + t2);
+    q.dc0[1] = ff_dihedral_cos0(4 * t1 + 2 * t2 + t0);
+    q.dc0[2] = ff_dihedral_cos0(4 * t2 + 2 * t0 + t1);
+    return q;
+}
+
+/* The energy of the nine terms of an atom at p0 with neighbours at p1, p2, p3 (nbr[0..2]),
+ * gradient on p0..p3 into gr[0..3]. Order: bonds j = 0..2, angles j = 0..2, dihedrals
+ * j = 0..2; the energy is summed in that order. */
+FF_HD double ff_atom_terms_p(ff_v3 p0, ff_v3 p1, ff_v3 p2, ff_v3 p3, const ff_atom_params *q, ff_v3 gr[4])
+{
     ff_v3 g0 = ff_v3_make(0, 0, 0), g1 = g0, g2 = g0, g3 = g0;
     double e = 0.0;
-    e += ff_bond_term(p0, p1, t0 + t2, a < n0 ? 1.0 : 0.0, &g0, &g1);
-    e += ff_bond_term(p0, p2, t1 + t0, a < n1 ? 1.0 : 0.0, &g0, &g2);
-    e += ff_bond_term(p0, p3, t2 + t1, a < n2 ? 1.0 : 0.0, &g0, &g3);
-    e += ff_angle_term(p0, p1, p2, t0, &g0, &g1, &g2);
-    e += ff_angle_term(p0, p2, p3, t1, &g0, &g2, &g3);
-    e += ff_angle_term(p0, p3, p1, t2, &g0, &g3, &g1);
-    e += ff_dihedral_term(p0, p1, p2, p3, 4 * t0 + 2 * t1 + t2, t0 + t1 + t2, &g0, &g1, &g2, &g3);
-    e += ff_dihedral_term(p0, p2, p3, p1, 4 * t1 + 2 * t2 + t0, t0 + t1 + t2, &g0, &g2, &g3, &g1);
-    e += ff_dihedral_term(p0, p3, p1, p2, 4 * t2 + 2 * t0 + t1, t0 + t1 + t2, &g0, &g3, &g1, &g2);
+    e += ff_bond_term(p0, p1, q->bk[0], q->br0[0], &g0, &g1);
+    e += ff_bond_term(p0, p2, q->bk[1], q->br0[1], &g0, &g2);
+    e += ff_bond_term(p0, p3, q->bk[2], q->br0[2], &g0, &g3);
+    e += ff_angle_term(p0, p1, p2, q->ak[0], q->ac0[0], &g0, &g1, &g2);
+    e += ff_angle_term(p0, p2, p3, q->ak[1], q->ac0[1], &g0, &g2, &g3);
+    e += ff_angle_term(p0, p3, p1, q->ak[2], q->ac0[2], &g0, &g3, &g1);
+    e += ff_dihedral_term(p0, p1, p2, p3, q->dk[0], q->dc0[0], &g0, &g1, &g2, &g3);
+    e += ff_dihedral_term(p0, p2, p3, p1, q->dk[1], q->dc0[1], &g0, &g2, &g3, &g1);
+    e += ff_dihedral_term(p0, p3, p1, p2, q->dk[2], q->dc0[2], &g0, &g3, &g1, &g2);
     gr[0] = g0, gr[1] = g1, gr[2] = g2, gr[3] = g3;
     return e;
 }
@@ -186,7 +210,8 @@ FF_HD double ff_atom_terms_n(int a, int n0, int n1, int n2, int t0, int t1, int 
 /* Energy of atom a's terms; their gradient on a (gr[0]) and on nbr[j] (gr[1+j]). */
 FF_HD double ff_atom_terms(int a, const ff_atom *ga, const double *X, ff_v3 gr[4])
 {
-    return ff_atom_terms_n(a, ga->nbr[0], ga->nbr[1], ga->nbr[2], ga->ftype[0], ga->ftype[1], ga->ftype[2], X, gr);
+    const ff_atom_params q = ff_atom_params_of(a, ga->nbr[0], ga->nbr[1], ga->nbr[2], ga->ftype[0], ga->ftype[1], ga->ftype[2]);
+    return ff_atom_terms_p(ff_v3_load(X, a), ff_v3_load(X, ga->nbr[0]), ff_v3_load(X, ga->nbr[1]), ff_v3_load(X, ga->nbr[2]), &q, gr);
 }
 
 /* grad[x] = own[x][0] + own[nbr[0]][1+back[0]] + own[nbr[1]][1+back[1]] + own[nbr[2]][1+back[2]],

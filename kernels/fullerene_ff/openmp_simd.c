@@ -2,16 +2,19 @@
  * with the isomers as the work queue (parallel for, dynamic schedule: CG iteration counts
  * differ between isomers) and the loops over atoms as SIMD loops.
  *
- * Each thread owns 64-byte aligned scratch, structure of arrays: the graph as int rows
- * (neighbours, face types, and for the gather the flat index (1 + back[j]) * NP + nbr[j]
- * of own[nbr[j]][1 + back[j]]), the per-atom term outputs own[slot][component][atom], the
- * CG vectors and the Tutte rows. An energy+gradient is two SIMD loops: ff_atom_terms_n for
- * every atom (the same inline code as the reference) into own, then the gather in the
+ * Each thread owns 64-byte aligned scratch, structure of arrays with rows of NP = N rounded
+ * up to 8 (padding entries stay 0): the coordinates and every CG vector as three rows (x, y,
+ * z), the graph as int rows (neighbours, and for the gather the flat index
+ * (1 + back[j]) * NP + nbr[j] of own[nbr[j]][1 + back[j]]), the 18 parameters of each atom's
+ * terms (ff_atom_params_of, tabulated once per isomer), and own[component][slot][atom].
+ * An energy+gradient is three loops: the neighbours' coordinates copied into rows (a gather;
+ * GCC 12 does not vectorise it), ff_atom_terms_p for every atom on contiguous rows (the
+ * SIMD loop; the same inline arithmetic as the reference), then the gradient gather in the
  * order of ff_gather_gradient. So every gradient equals the reference's bit for bit; only
- * the energy sum and the dot products of CG are reduced in SIMD order, which makes the
- * CG paths differ from the reference's by rounding. The Tutte sweep is the reference's
- * (the same sums; the max of the moves does not depend on order) and ff_dualise and
- * ff_project are called as they are (scalar, a small part of the time).
+ * the energy sum and CG's dot products are reduced in another order, which makes the CG
+ * paths differ from the reference's by rounding. The Tutte sweep is the reference's (same
+ * sums; the max of the moves does not depend on order); ff_dualise and ff_project are
+ * called as they are (scalar, a small part of the time).
  *
  * Stage times: each thread sums its own stage times; b->t is the sum over threads divided
  * by the number of threads, i.e. the share of the run's wall time spent in each stage. */
@@ -26,11 +29,15 @@
 #include "fullerene_ff/optimise.h"
 #include "sb_omp.h"
 
+#define NPRM 18 /* doubles of ff_atom_params */
+
 typedef struct {
-    int *n0, *n1, *n2, *t0, *t1, *t2, *i0, *i1, *i2; /* NP each */
-    double *own;                                     /* 4 slots x 3 components x NP */
-    double *x, *xt, *g, *gt, *d;                     /* 3 NP each, xyz interleaved like b->X */
-    double *tx, *ty, *ux, *uy, *xy;                  /* Tutte rows (NP), interleaved copy (2 NP) */
+    int *n0, *n1, *n2, *i0, *i1, *i2; /* NP each */
+    double *prm;                      /* NPRM rows: bk[0..2], br0[0..2], ak, ac0, dk, dc0 */
+    double *nb;                       /* 9 rows: x, y, z of nbr[0], nbr[1], nbr[2] */
+    double *own;                      /* 3 components x 4 slots x NP */
+    double *x, *xt, *g, *gt, *d;      /* 3 rows (x, y, z) each */
+    double *tx, *ty, *ux, *uy, *xy;   /* Tutte rows (NP), interleaved copy (2 NP) */
 } thr_buf;
 
 typedef struct {
@@ -60,7 +67,7 @@ static int omp_prepare(ff_batch *b)
     st->nt = omp_get_max_threads();
     st->NP = (b->N + 7) / 8 * 8;
     const size_t NP = (size_t)st->NP;
-    const size_t ints = 9 * NP, dbls = 12 * NP + 5 * 3 * NP + 4 * NP + 2 * NP;
+    const size_t ints = 6 * NP, dbls = (NPRM + 9 + 12 + 5 * 3 + 4 + 2) * NP;
     const size_t per = (ints * sizeof(int) + dbls * sizeof(double) + 63) / 64 * 64;
     st->mem = sb_aligned_alloc(per * (size_t)st->nt);
     st->tb = calloc((size_t)st->nt, sizeof *st->tb);
@@ -68,6 +75,8 @@ static int omp_prepare(ff_batch *b)
     for (int i = 0; i < st->nt; i++) {
         thr_buf *t = &st->tb[i];
         double *p = (double *)((char *)st->mem + per * (size_t)i);
+        t->prm = p, p += NPRM * NP;
+        t->nb = p, p += 9 * NP;
         t->own = p, p += 12 * NP;
         t->x = p, p += 3 * NP;
         t->xt = p, p += 3 * NP;
@@ -80,21 +89,30 @@ static int omp_prepare(ff_batch *b)
         t->uy = p, p += NP;
         t->xy = p, p += 2 * NP;
         int *q = (int *)p;
-        int **rows[9] = {&t->n0, &t->n1, &t->n2, &t->t0, &t->t1, &t->t2, &t->i0, &t->i1, &t->i2};
-        for (int r = 0; r < 9; r++) *rows[r] = q, q += NP;
+        int **rows[6] = {&t->n0, &t->n1, &t->n2, &t->i0, &t->i1, &t->i2};
+        for (int r = 0; r < 6; r++) *rows[r] = q, q += NP;
     }
     return SB_OK;
 }
 
+/* The isomer's graph into the thread's rows; zero padding in every CG row. */
 static void load_graph(thr_buf *t, int N, int NP, const ff_atom *g)
 {
     for (int a = 0; a < N; a++) {
         t->n0[a] = g[a].nbr[0], t->n1[a] = g[a].nbr[1], t->n2[a] = g[a].nbr[2];
-        t->t0[a] = g[a].ftype[0], t->t1[a] = g[a].ftype[1], t->t2[a] = g[a].ftype[2];
         t->i0[a] = (1 + g[a].back[0]) * NP + g[a].nbr[0];
         t->i1[a] = (1 + g[a].back[1]) * NP + g[a].nbr[1];
         t->i2[a] = (1 + g[a].back[2]) * NP + g[a].nbr[2];
+        const ff_atom_params q = ff_atom_params_of(a, g[a].nbr[0], g[a].nbr[1], g[a].nbr[2], g[a].ftype[0],
+                                                   g[a].ftype[1], g[a].ftype[2]);
+        for (int j = 0; j < 3; j++) {
+            t->prm[j * NP + a] = q.bk[j], t->prm[(3 + j) * NP + a] = q.br0[j];
+            t->prm[(6 + j) * NP + a] = q.ak[j], t->prm[(9 + j) * NP + a] = q.ac0[j];
+            t->prm[(12 + j) * NP + a] = q.dk[j], t->prm[(15 + j) * NP + a] = q.dc0[j];
+        }
     }
+    const size_t row = sizeof(double) * 3 * (size_t)NP;
+    memset(t->x, 0, row), memset(t->xt, 0, row), memset(t->g, 0, row), memset(t->gt, 0, row), memset(t->d, 0, row);
 }
 
 /* ff_tutte with rows x[], y[] (same arithmetic); xy gets the interleaved result. */
@@ -126,29 +144,56 @@ static int tutte_simd(thr_buf *t, int N, const ff_atom *g)
     return sweep;
 }
 
-/* ff_energy_gradient in two SIMD loops: the owned terms of every atom, then the gather. */
+/* One atom's terms from the rows, gradient into own's rows. A function of its own so that
+ * the SIMD loop body has no local arrays or structs whose address escapes: OpenMP lowers
+ * such locals (before inlining) to per-lane arrays, and the loop stays scalar. */
+static inline __attribute__((always_inline)) double atom_rows(int a, int NP, const double *restrict X,
+                                                              const double *restrict nb, const double *restrict prm,
+                                                              double *restrict own)
+{
+    ff_atom_params q;
+    for (int j = 0; j < 3; j++) {
+        q.bk[j] = prm[j * NP + a], q.br0[j] = prm[(3 + j) * NP + a];
+        q.ak[j] = prm[(6 + j) * NP + a], q.ac0[j] = prm[(9 + j) * NP + a];
+        q.dk[j] = prm[(12 + j) * NP + a], q.dc0[j] = prm[(15 + j) * NP + a];
+    }
+    const ff_v3 p0 = ff_v3_make(X[a], X[NP + a], X[2 * NP + a]);
+    const ff_v3 p1 = ff_v3_make(nb[a], nb[NP + a], nb[2 * NP + a]);
+    const ff_v3 p2 = ff_v3_make(nb[3 * NP + a], nb[4 * NP + a], nb[5 * NP + a]);
+    const ff_v3 p3 = ff_v3_make(nb[6 * NP + a], nb[7 * NP + a], nb[8 * NP + a]);
+    ff_v3 gr[4];
+    const double e = ff_atom_terms_p(p0, p1, p2, p3, &q, gr);
+    for (int s = 0; s < 4; s++) {
+        own[s * NP + a] = gr[s].x;
+        own[(4 + s) * NP + a] = gr[s].y;
+        own[(8 + s) * NP + a] = gr[s].z;
+    }
+    return e;
+}
+
+/* ff_energy_gradient on rows: X and grad are 3 rows of NP. */
 static double energy_gradient(const thr_buf *t, int N, int NP, const double *restrict X, double *restrict grad)
 {
-    double *restrict own = t->own;
     const int *restrict n0 = t->n0, *restrict n1 = t->n1, *restrict n2 = t->n2;
-    const int *restrict t0 = t->t0, *restrict t1 = t->t1, *restrict t2 = t->t2;
     const int *restrict i0 = t->i0, *restrict i1 = t->i1, *restrict i2 = t->i2;
-    double *restrict ox = own, *restrict oy = own + 4 * NP, *restrict oz = own + 8 * NP;
+    const double *restrict prm = t->prm;
+    double *restrict nb = t->nb, *restrict own = t->own;
+    for (int c = 0; c < 3; c++) {
+        const double *restrict xc = X + c * NP;
+        for (int a = 0; a < N; a++) {
+            nb[c * NP + a] = xc[n0[a]];
+            nb[(3 + c) * NP + a] = xc[n1[a]];
+            nb[(6 + c) * NP + a] = xc[n2[a]];
+        }
+    }
     double e = 0.0;
 #pragma omp simd reduction(+ : e)
-    for (int a = 0; a < N; a++) {
-        ff_v3 gr[4];
-        e += ff_atom_terms_n(a, n0[a], n1[a], n2[a], t0[a], t1[a], t2[a], X, gr);
-        ox[a] = gr[0].x, oy[a] = gr[0].y, oz[a] = gr[0].z;
-        ox[NP + a] = gr[1].x, oy[NP + a] = gr[1].y, oz[NP + a] = gr[1].z;
-        ox[2 * NP + a] = gr[2].x, oy[2 * NP + a] = gr[2].y, oz[2 * NP + a] = gr[2].z;
-        ox[3 * NP + a] = gr[3].x, oy[3 * NP + a] = gr[3].y, oz[3 * NP + a] = gr[3].z;
-    }
+    for (int a = 0; a < N; a++) e += atom_rows(a, NP, X, nb, prm, own);
+    for (int c = 0; c < 3; c++) {
+        const double *restrict o = own + 4 * c * NP;
+        double *restrict gc = grad + c * NP;
 #pragma omp simd
-    for (int a = 0; a < N; a++) {
-        grad[3 * a] = ox[a] + ox[i0[a]] + ox[i1[a]] + ox[i2[a]];
-        grad[3 * a + 1] = oy[a] + oy[i0[a]] + oy[i1[a]] + oy[i2[a]];
-        grad[3 * a + 2] = oz[a] + oz[i0[a]] + oz[i1[a]] + oz[i2[a]];
+        for (int a = 0; a < N; a++) gc[a] = o[a] + o[i0[a]] + o[i1[a]] + o[i2[a]];
     }
     return e;
 }
@@ -164,36 +209,37 @@ static double vdot(int n, const double *restrict a, const double *restrict b)
 /* ff_optimise (optimise.c documents the algorithm), on the thread's rows. */
 static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o, ff_result *r)
 {
-    const int n = 3 * N;
+    const int n = 3 * N, nr = 3 * NP; /* components; row elements incl. zero padding */
     double *x = t->x, *xt = t->xt, *gr = t->g, *gt = t->gt, *restrict d = t->d;
-    memcpy(x, X, sizeof(double) * n);
+    for (int a = 0; a < N; a++) x[a] = X[3 * a], x[NP + a] = X[3 * a + 1], x[2 * NP + a] = X[3 * a + 2];
     double e = energy_gradient(t, N, NP, x, gr);
     int evals = 1;
-    double gg = vdot(n, gr, gr);
+    double gg = vdot(nr, gr, gr);
     int conv = sqrt(gg / n) <= o->gtol;
 #pragma omp simd
-    for (int i = 0; i < n; i++) d[i] = -gr[i];
+    for (int i = 0; i < nr; i++) d[i] = -gr[i];
     long k = 0, it = 0;
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
     while (!conv && it < o->maxit) {
-        double s0 = vdot(n, gr, d);
+        double s0 = vdot(nr, gr, d);
         if (s0 >= 0) {
 #pragma omp simd
-            for (int i = 0; i < n; i++) d[i] = -gr[i];
+            for (int i = 0; i < nr; i++) d[i] = -gr[i];
             s0 = -gg, k = 0;
         }
-        double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(vdot(n, d, d) / N);
-        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0;
+        double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(vdot(nr, d, d) / N);
+        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0, ae = alpha;
         int have_hi = 0, last = -1;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
+            ae = alpha;
             double *restrict xr = xt;
             const double *restrict x0 = x;
 #pragma omp simd
-            for (int i = 0; i < n; i++) xr[i] = x0[i] + alpha * d[i];
+            for (int i = 0; i < nr; i++) xr[i] = x0[i] + alpha * d[i];
             et = energy_gradient(t, N, NP, xt, gt);
             evals++;
-            const double s = vdot(n, gt, d);
+            const double s = vdot(nr, gt, d);
             if (fabs(s) <= FF_LS_CURV * fabs(s0)) break;
             if (s < 0) {
                 lo = alpha, slo = s;
@@ -205,12 +251,12 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
             last = s < 0 ? -1 : 1;
             alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
-        alpha_prev = alpha, s0_prev = s0, have_prev = 1;
+        alpha_prev = ae, s0_prev = s0, have_prev = 1;
         double beta = 0;
         {
             const double *restrict a = gt, *restrict b = gr;
 #pragma omp simd reduction(+ : beta)
-            for (int i = 0; i < n; i++) beta += a[i] * (a[i] - b[i]);
+            for (int i = 0; i < nr; i++) beta += a[i] * (a[i] - b[i]);
         }
         beta = beta / gg;
         beta = beta > 0 ? beta : 0;
@@ -218,17 +264,17 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
         {
             const double *restrict a = gt;
 #pragma omp simd
-            for (int i = 0; i < n; i++) d[i] = -a[i] + beta * d[i];
+            for (int i = 0; i < nr; i++) d[i] = -a[i] + beta * d[i];
         }
         double *tmp = x;
         x = xt, xt = tmp;
         tmp = gr, gr = gt, gt = tmp;
         e = et;
-        gg = vdot(n, gr, gr);
+        gg = vdot(nr, gr, gr);
         it++;
         conv = sqrt(gg / n) <= o->gtol;
     }
-    memcpy(X, x, sizeof(double) * n);
+    for (int a = 0; a < N; a++) X[3 * a] = x[a], X[3 * a + 1] = x[NP + a], X[3 * a + 2] = x[2 * NP + a];
     r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
 }
 

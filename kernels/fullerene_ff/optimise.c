@@ -13,7 +13,7 @@
  *     first trial alpha:  have_prev ? alpha_prev * s0_prev / s0
  *                                   : FF_LS_STEP0 / sqrt(d.d / N)
  *     line search (below) -> alpha, x_new, g_new
- *     alpha_prev = alpha, s0_prev = s0, have_prev = 1
+ *     alpha_prev = alpha (the step taken), s0_prev = s0, have_prev = 1
  *     beta = max(0, g_new.(g_new - g) / g.g)                  (Polak-Ribiere+)
  *     k = k + 1; if k >= 3N: beta = 0, k = 0                   (periodic restart)
  *     d = -g_new + beta d; x = x_new; g = g_new
@@ -88,9 +88,10 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
         }
         double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(dot(n, d, d) / N);
         /* line search */
-        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0;
+        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0, ae = alpha;
         int have_hi = 0, last = -1;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
+            ae = alpha;
             for (int i = 0; i < n; i++) xt[i] = x[i] + alpha * d[i];
             et = ff_energy_gradient(N, g, xt, gt);
             evals++;
@@ -106,7 +107,7 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
             last = s < 0 ? -1 : 1;
             alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
-        alpha_prev = alpha, s0_prev = s0, have_prev = 1;
+        alpha_prev = ae, s0_prev = s0, have_prev = 1;
         double beta = 0;
         for (int i = 0; i < n; i++) beta += gt[i] * (gt[i] - gr[i]);
         beta = beta / gg;
