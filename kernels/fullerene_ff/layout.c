@@ -41,25 +41,29 @@
 int ff_tutte(int N, const ff_atom *g, double *xy)
 {
     const int d = 5 + g[0].ftype[0];
-    double nxt[2 * FF_MAX_N];
-    for (int t = 0; t < N; t++) xy[2 * t] = xy[2 * t + 1] = 0.0;
-    for (int k = 0; k < d; k++) xy[2 * k] = ff_polygon_x(d, k), xy[2 * k + 1] = ff_polygon_y(d, k);
+    /* two layouts, swapped after each sweep (interleaved x, y: one neighbour, one line) */
+    double b0[2 * FF_MAX_N], b1[2 * FF_MAX_N];
+    double *p = b0, *q = b1;
+    for (int i = 0; i < 2 * N; i++) p[i] = q[i] = 0.0;
+    for (int k = 0; k < d; k++) p[2 * k] = q[2 * k] = ff_polygon_x(d, k), p[2 * k + 1] = q[2 * k + 1] = ff_polygon_y(d, k);
     const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
     int sweep = 0;
     double move;
     do {
         move = 0.0;
         for (int t = d; t < N; t++) {
-            const ff_atom *a = &g[t];
-            const double x = (xy[2 * a->nbr[0]] + xy[2 * a->nbr[1]] + xy[2 * a->nbr[2]]) / 3.0;
-            const double y = (xy[2 * a->nbr[0] + 1] + xy[2 * a->nbr[1] + 1] + xy[2 * a->nbr[2] + 1]) / 3.0;
-            const double dx = x - xy[2 * t], dy = y - xy[2 * t + 1], m = dx * dx + dy * dy;
-            nxt[2 * t] = x, nxt[2 * t + 1] = y;
+            const int i = 2 * g[t].nbr[0], j = 2 * g[t].nbr[1], k = 2 * g[t].nbr[2];
+            const double x = (p[i] + p[j] + p[k]) / 3.0;
+            const double y = (p[i + 1] + p[j + 1] + p[k + 1]) / 3.0;
+            const double dx = x - p[2 * t], dy = y - p[2 * t + 1], m = dx * dx + dy * dy;
+            q[2 * t] = x, q[2 * t + 1] = y;
             move = m > move ? m : move;
         }
-        for (int i = 2 * d; i < 2 * N; i++) xy[i] = nxt[i];
+        double *tmp = p;
+        p = q, q = tmp;
         sweep++;
     } while (move > tol2 && sweep < FF_TUTTE_MAXIT);
+    for (int i = 0; i < 2 * N; i++) xy[i] = p[i];
     return sweep;
 }
 

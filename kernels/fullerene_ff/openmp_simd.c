@@ -12,9 +12,10 @@
  * SIMD loop; the same inline arithmetic as the reference), then the gradient gather in the
  * order of ff_gather_gradient. So every gradient equals the reference's bit for bit; only
  * the energy sum and CG's dot products are reduced in another order, which makes the CG
- * paths differ from the reference's by rounding. The Tutte sweep is the reference's (same
- * sums; the max of the moves does not depend on order); ff_dualise and ff_project are
- * called as they are (scalar, a small part of the time).
+ * paths differ from the reference's by rounding. ff_dualise, ff_tutte and ff_project are
+ * the reference's, called per isomer: a SIMD Tutte sweep was 1.3x slower than the scalar one
+ * (its three gathers per coordinate are emulated; GCC 12 does not emit AVX2 gathers for the
+ * generic tuning), and the other two are a small part of the time.
  *
  * Stage times: each thread sums its own stage times; b->t is the sum over threads divided
  * by the number of threads, i.e. the share of the run's wall time spent in each stage. */
@@ -37,7 +38,7 @@ typedef struct {
     double *nb;                       /* 9 rows: x, y, z of nbr[0], nbr[1], nbr[2] */
     double *own;                      /* 3 components x 4 slots x NP */
     double *x, *xt, *g, *gt, *d;      /* 3 rows (x, y, z) each */
-    double *tx, *ty, *ux, *uy, *xy;   /* Tutte rows (NP), interleaved copy (2 NP) */
+    double *xy;                       /* Tutte layout (2 NP, interleaved) */
 } thr_buf;
 
 typedef struct {
@@ -67,7 +68,7 @@ static int omp_prepare(ff_batch *b)
     st->nt = omp_get_max_threads();
     st->NP = (b->N + 7) / 8 * 8;
     const size_t NP = (size_t)st->NP;
-    const size_t ints = 6 * NP, dbls = (NPRM + 9 + 12 + 5 * 3 + 4 + 2) * NP;
+    const size_t ints = 6 * NP, dbls = (NPRM + 9 + 12 + 5 * 3 + 2) * NP;
     const size_t per = (ints * sizeof(int) + dbls * sizeof(double) + 63) / 64 * 64;
     st->mem = sb_aligned_alloc(per * (size_t)st->nt);
     st->tb = calloc((size_t)st->nt, sizeof *st->tb);
@@ -83,10 +84,6 @@ static int omp_prepare(ff_batch *b)
         t->g = p, p += 3 * NP;
         t->gt = p, p += 3 * NP;
         t->d = p, p += 3 * NP;
-        t->tx = p, p += NP;
-        t->ty = p, p += NP;
-        t->ux = p, p += NP;
-        t->uy = p, p += NP;
         t->xy = p, p += 2 * NP;
         int *q = (int *)p;
         int **rows[6] = {&t->n0, &t->n1, &t->n2, &t->i0, &t->i1, &t->i2};
@@ -113,35 +110,6 @@ static void load_graph(thr_buf *t, int N, int NP, const ff_atom *g)
     }
     const size_t row = sizeof(double) * 3 * (size_t)NP;
     memset(t->x, 0, row), memset(t->xt, 0, row), memset(t->g, 0, row), memset(t->gt, 0, row), memset(t->d, 0, row);
-}
-
-/* ff_tutte with rows x[], y[] (same arithmetic); xy gets the interleaved result. */
-static int tutte_simd(thr_buf *t, int N, const ff_atom *g)
-{
-    const int d = 5 + g[0].ftype[0];
-    double *restrict x = t->tx, *restrict y = t->ty, *restrict ux = t->ux, *restrict uy = t->uy;
-    const int *restrict n0 = t->n0, *restrict n1 = t->n1, *restrict n2 = t->n2;
-    for (int a = 0; a < N; a++) x[a] = y[a] = 0.0;
-    for (int k = 0; k < d; k++) x[k] = ff_polygon_x(d, k), y[k] = ff_polygon_y(d, k);
-    const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
-    int sweep = 0;
-    double move;
-    do {
-        move = 0.0;
-#pragma omp simd reduction(max : move)
-        for (int a = d; a < N; a++) {
-            const double nx = (x[n0[a]] + x[n1[a]] + x[n2[a]]) / 3.0;
-            const double ny = (y[n0[a]] + y[n1[a]] + y[n2[a]]) / 3.0;
-            const double dx = nx - x[a], dy = ny - y[a], m = dx * dx + dy * dy;
-            ux[a] = nx, uy[a] = ny;
-            move = m > move ? m : move;
-        }
-#pragma omp simd
-        for (int a = d; a < N; a++) x[a] = ux[a], y[a] = uy[a];
-        sweep++;
-    } while (move > tol2 && sweep < FF_TUTTE_MAXIT);
-    for (int a = 0; a < N; a++) t->xy[2 * a] = x[a], t->xy[2 * a + 1] = y[a];
-    return sweep;
 }
 
 /* One atom's terms from the rows, gradient into own's rows. A function of its own so that
@@ -304,7 +272,7 @@ static int omp_run(ff_batch *b)
             }
             load_graph(t, N, NP, g);
             const double c1 = now();
-            const int sweeps = tutte_simd(t, N, g);
+            const int sweeps = ff_tutte(N, g, t->xy);
             const double c2 = now();
             ff_project(N, g, t->xy, X);
             const double c3 = now();
