@@ -1,0 +1,41 @@
+/* fullerene_ff generator internals shared by spiral.c (windup, canonical spirals),
+ * spiral_enum.c (enumeration, sampling) and spiral_io.c (file reader). Not part of ff.h:
+ * nothing outside the generator needs them. */
+#ifndef FULLERENE_FF_SPIRAL_INTERNAL_H
+#define FULLERENE_FF_SPIRAL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "fullerene_ff/ff.h"
+
+/* Scratch of one spiral walker: placement marks, so that a walk needs no clearing. */
+typedef struct {
+    uint32_t mark;
+    uint32_t stamp[FF_MAX_F];
+    uint8_t deg[FF_MAX_F];
+} ff_walker;
+
+/* N is even, FF_MIN_N <= N <= FF_MAX_N and not 22 (the one size without a fullerene). */
+int ff_valid_n(int N);
+
+/* The windup of ff_windup for F faces without argument checks: pent[] ascending in [0, F). */
+int ff_windup_faces(int F, const uint16_t *pent, uint16_t *dual);
+
+/* Prepares w for walks on dual (degrees, fresh marks). */
+void ff_walker_init(ff_walker *w, int F, const uint16_t *dual);
+
+/* 1 when no start of the triangulation gives a spiral lexicographically smaller than pent
+ * (pent being a spiral of it that starts at a pentagon), else 0. */
+int ff_is_canonical(int F, const uint16_t *dual, const uint16_t *pent, ff_walker *w);
+
+/* ff_canonical_spiral without the check of the triangulation. */
+int ff_canonical_faces(int F, const uint16_t *dual, uint16_t *out, ff_walker *w);
+
+/* 0 when dual is a consistently oriented triangulation of the sphere with 12 vertices of
+ * degree 5 and F-12 of degree 6, else -1. */
+int ff_check_dual(int F, const uint16_t *dual);
+
+/* Lexicographic order of pentagon sequences (qsort comparator on ff_spiral). */
+int ff_spiral_cmp(const void *a, const void *b);
+
+#endif
