@@ -301,6 +301,14 @@ int ff_is_canonical(int F, const uint16_t *dual, const uint16_t *pent, ff_walker
     return 1;
 }
 
+int ff_spiral_from(int F, const uint16_t *dual, int v, int j, int dir, uint16_t *out, ff_walker *w)
+{
+    uint16_t none[12];
+    for (int i = 0; i < 12; i++) none[i] = UINT16_MAX;
+    if (v < 0 || v >= F || j < 0 || j >= w->deg[v] || (dir != 1 && dir != -1)) return -1;
+    return walk(F, dual, w, v, j, dir, none, out) == WALK_LESS ? 0 : -1;
+}
+
 int ff_canonical_faces(int F, const uint16_t *dual, uint16_t *out, ff_walker *w)
 {
     uint16_t best[12], tmp[12];
