@@ -115,6 +115,8 @@ __device__ __forceinline__ int block_exclusive_scan(int v, int *red, int *total)
     return before + inc - v;
 }
 
+typedef void (*opt_kernel_t)(const ff_atom *, double *, ff_result *, int, int, double, int, int *);
+
 /* ---- device state ------------------------------------------------------------------- */
 struct cu_state {
     int N, F, M, block;
@@ -128,6 +130,8 @@ struct cu_state {
     cudaEvent_t ev[5];
     int have_ev;
     int sms, opt_grid, opt_bps;
+    opt_kernel_t opt_fn;
+    char opt_name[64];
     size_t smem_tutte, smem_opt;
     ff_opts opts;
 };
@@ -318,7 +322,8 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
  * ff_project forms in atom order (layer centroids, the mean position, the mean bond
  * length) are formed here in the same order by one thread each: they are a few hundred
  * additions, once per isomer, and this keeps the start geometry equal to the oracle's up
- * to the last bits of sin and cos. */
+ * to the last bits of sin and cos. The smoothing sweeps on the unit sphere are Jacobi
+ * sweeps between two shared buffers, one barrier each. */
 __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__restrict__ graph,
                                                                const double *__restrict__ xy_in,
                                                                double *__restrict__ X_out, int N)
@@ -326,7 +331,7 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
     __shared__ int layer[FF_MAX_N];
     __shared__ double xy[2 * FF_MAX_N];
     __shared__ double cxy[2 * FF_MAX_N]; /* layer centroids */
-    __shared__ double P[3 * FF_MAX_N];
+    __shared__ double P[3 * FF_MAX_N], Q[3 * FF_MAX_N];
     __shared__ double blen[3 * FF_MAX_N];
     __shared__ double mean[3], scale;
     const int t = threadIdx.x;
@@ -373,23 +378,37 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
         P[3 * t] = sp * c, P[3 * t + 1] = sp * s, P[3 * t + 2] = cos(phi);
     }
     __syncthreads();
+    /* smoothing on the unit sphere, Jacobi between P and Q */
+    double *src = P, *dst = Q;
+    for (int sweep = 0; sweep < FF_PROJECT_SMOOTH; sweep++) {
+        if (live) {
+            const double qx = src[3 * t] + src[3 * n0] + src[3 * n1] + src[3 * n2];
+            const double qy = src[3 * t + 1] + src[3 * n0 + 1] + src[3 * n1 + 1] + src[3 * n2 + 1];
+            const double qz = src[3 * t + 2] + src[3 * n0 + 2] + src[3 * n1 + 2] + src[3 * n2 + 2];
+            const double r = sqrt(__dadd_rn(__dadd_rn(__dmul_rn(qx, qx), __dmul_rn(qy, qy)), __dmul_rn(qz, qz)));
+            dst[3 * t] = qx / r, dst[3 * t + 1] = qy / r, dst[3 * t + 2] = qz / r;
+        }
+        __syncthreads();
+        double *tmp = src;
+        src = dst, dst = tmp;
+    }
     if (t < 3) {
         double m = 0.0;
-        for (int i = 0; i < N; i++) m += P[3 * i + t];
+        for (int i = 0; i < N; i++) m += src[3 * i + t];
         mean[t] = m * (1.0 / N);
     }
     __syncthreads();
     double px = 0.0, py = 0.0, pz = 0.0;
     if (live) {
-        px = P[3 * t] - mean[0], py = P[3 * t + 1] - mean[1], pz = P[3 * t + 2] - mean[2];
-        P[3 * t] = px, P[3 * t + 1] = py, P[3 * t + 2] = pz;
+        px = src[3 * t] - mean[0], py = src[3 * t + 1] - mean[1], pz = src[3 * t + 2] - mean[2];
+        src[3 * t] = px, src[3 * t + 1] = py, src[3 * t + 2] = pz;
     }
     __syncthreads();
     if (live) {
         const int nn[3] = {n0, n1, n2};
         for (int j = 0; j < 3; j++) {
             const int n = nn[j];
-            const double ex = P[3 * n] - px, ey = P[3 * n + 1] - py, ez = P[3 * n + 2] - pz;
+            const double ex = src[3 * n] - px, ey = src[3 * n + 1] - py, ez = src[3 * n + 2] - pz;
             /* a bond owned by the other atom adds an exact +0 to the sum */
             blen[3 * t + j] =
                 t > n ? 0.0 : sqrt(__dadd_rn(__dadd_rn(__dmul_rn(ex, ex), __dmul_rn(ey, ey)), __dmul_rn(ez, ez)));
@@ -409,43 +428,63 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
 }
 
 /* ---- stage 4: force-field optimisation (optimise.c's ff_optimise) ----------------------
- * Thread t holds atom t's x, d, g (gradient at x) and the trial gradient in registers; an
- * evaluation at x + alpha d stages the positions in shared memory (barrier), computes
- * atom t's owned terms into own[4t..4t+3] (barrier) and gathers t's gradient. The
- * scalars of optimise.c (s0, alpha, the bracket, beta, |g|^2) are block sums that every
- * thread holds bitwise equal, so every thread takes the same branch. Per component the
- * arithmetic is optimise.c's as written (_rn: no FMA contraction), so only the order of
- * the block sums differs from the oracle. */
+ * Thread t owns atom t. An evaluation at x + alpha d stages the positions in shared
+ * memory (barrier), computes atom t's owned terms into own[4t..4t+3] (barrier) and
+ * gathers t's gradient. The scalars of optimise.c (s0, alpha, the bracket, beta, |g|^2)
+ * are block sums that every thread holds bitwise equal, so every thread takes the same
+ * branch. Per component the arithmetic is optimise.c's as written (_rn: no FMA
+ * contraction), so only the order of the block sums differs from the oracle.
+ *
+ * Registers: ff_atom_terms alone needs ~130 per thread; the CG around it (line-search
+ * scalars, three 3-vectors, the graph entry, pointers) as many again when it all stays in
+ * registers, which would leave one block per SM. So the per-atom CG vectors x, d, g and
+ * the atom's graph entry live in shared memory, each thread touching only its own
+ * (no barrier needed), read before and after the evaluation, not across it. */
 struct opt_smem_view {
-    double *X;   /* 3 B: positions of the evaluation */
-    ff_v3 *own;  /* 4 B: owned-term gradients */
-    double *red; /* 2 x 3 x RED_STRIDE: two alternating reduction buffers */
+    double *X;     /* 3 B: positions of the evaluation, X[3i + c] (ff_atom_terms' layout) */
+    ff_v3 *own;    /* 4 B: owned-term gradients */
+    double *x, *d, *g; /* 3 B each, component-major [c * B + t]: thread t's CG vectors */
+    double *red;   /* 2 x 3 x RED_STRIDE: two alternating reduction buffers */
+    ff_atom *ga;   /* B graph entries */
+    int B;
 };
+
+__host__ __device__ constexpr size_t opt_smem_bytes(int B)
+{
+    return (size_t)B * (3 + 12 + 9) * sizeof(double) + 2 * 3 * RED_STRIDE * sizeof(double) + (size_t)B * sizeof(ff_atom);
+}
 
 __device__ __forceinline__ opt_smem_view opt_view(double *sh, int B)
 {
     opt_smem_view v;
+    v.B = B;
     v.X = sh;
     v.own = reinterpret_cast<ff_v3 *>(sh + 3 * B);
-    v.red = sh + 15 * B;
+    v.x = sh + 15 * B;
+    v.d = sh + 18 * B;
+    v.g = sh + 21 * B;
+    v.red = sh + 24 * B;
+    v.ga = reinterpret_cast<ff_atom *>(sh + 24 * B + 6 * RED_STRIDE);
     return v;
 }
 
+__device__ __forceinline__ ff_v3 ld(const double *p, int B, int t) { return ff_v3_make(p[t], p[B + t], p[2 * B + t]); }
+__device__ __forceinline__ void st(double *p, int B, int t, ff_v3 v) { p[t] = v.x, p[B + t] = v.y, p[2 * B + t] = v.z; }
+
 /* Energy of atom t's terms and t's gradient at the positions x (one per thread). */
-__device__ __forceinline__ double evaluate(const opt_smem_view &s, int t, bool live, const ff_atom &ga, ff_v3 x,
-                                           ff_v3 *grad)
+__device__ __forceinline__ double evaluate(const opt_smem_view &s, int t, bool live, ff_v3 x, ff_v3 *grad)
 {
     if (live) s.X[3 * t] = x.x, s.X[3 * t + 1] = x.y, s.X[3 * t + 2] = x.z;
     __syncthreads();
     double e = 0.0;
     if (live) {
         ff_v3 gr[4];
-        e = ff_atom_terms(t, &ga, s.X, gr);
+        e = ff_atom_terms(t, &s.ga[t], s.X, gr);
 #pragma unroll
         for (int j = 0; j < 4; j++) s.own[4 * t + j] = gr[j];
     }
     __syncthreads();
-    *grad = live ? ff_gather_gradient(t, &ga, s.own) : ff_v3_make(0.0, 0.0, 0.0);
+    *grad = live ? ff_gather_gradient(t, &s.ga[t], s.own) : ff_v3_make(0.0, 0.0, 0.0);
     return e;
 }
 
@@ -461,12 +500,14 @@ __device__ __forceinline__ ff_v3 neg_axpy_rn(ff_v3 a, double s, ff_v3 b)
     return ff_v3_make(__dadd_rn(-a.x, __dmul_rn(s, b.x)), __dadd_rn(-a.y, __dmul_rn(s, b.y)),
                       __dadd_rn(-a.z, __dmul_rn(s, b.z)));
 }
+__device__ __forceinline__ ff_v3 neg(ff_v3 a) { return ff_v3_make(-a.x, -a.y, -a.z); }
 
 /* One isomer, the whole block: X (N * 3, global) in: start, out: optimised. */
-__device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restrict__ g, double *__restrict__ X,
-                                ff_result *__restrict__ r, int N, double gtol, int maxit)
+__device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restrict__ g,
+                                                double *__restrict__ X, ff_result *__restrict__ r, int N, double gtol,
+                                                int maxit)
 {
-    const int t = threadIdx.x;
+    const int t = threadIdx.x, B = s.B;
     const bool live = t < N;
     const int n = 3 * N;
     int rb = 0; /* the reduction buffer to use next */
@@ -476,27 +517,30 @@ __device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restric
         return p;
     };
 
-    ff_atom ga = {};
-    ff_v3 x = ff_v3_make(0.0, 0.0, 0.0);
-    if (live) ga = g[t], x = ff_v3_make(X[3 * t], X[3 * t + 1], X[3 * t + 2]);
+    ff_v3 x = ff_v3_make(0.0, 0.0, 0.0), gt;
+    if (live) s.ga[t] = g[t], x = ff_v3_make(X[3 * t], X[3 * t + 1], X[3 * t + 2]);
+    st(s.x, B, t, x);
 
-    ff_v3 gr, gt = ff_v3_make(0.0, 0.0, 0.0);
-    double e = evaluate(s, t, live, ga, x, &gr); /* this atom's share of E(x) */
+    double e = evaluate(s, t, live, x, &gt); /* this atom's share of E(x) */
+    st(s.g, B, t, gt);
+    st(s.d, B, t, neg(gt));
     int evals = 1;
-    double v1[1] = {dot3(gr, gr)};
+    double v1[1] = {dot3(gt, gt)};
     block_sum(v1, red());
     double gg = v1[0];
-    int conv = sqrt(gg / n) <= gtol;
-    ff_v3 d = ff_v3_make(-gr.x, -gr.y, -gr.z);
-    int k = 0, have_prev = 0, it = 0;
+    /* !(gg finite): a broken isomer (dualise flagged it); optimise.c would iterate on NaN */
+    int conv = sqrt(gg / n) <= gtol, it = 0;
+    int k = 0, have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
 
-    while (!conv && it < maxit) {
+    while (!conv && it < maxit && isfinite(gg)) {
+        ff_v3 gr = ld(s.g, B, t), d = ld(s.d, B, t);
         v1[0] = dot3(gr, d);
         block_sum(v1, red());
         double s0 = v1[0];
         if (s0 >= 0) { /* restart */
-            d = ff_v3_make(-gr.x, -gr.y, -gr.z);
+            d = neg(gr);
+            st(s.d, B, t, d);
             s0 = -gg, k = 0;
         }
         double alpha;
@@ -514,8 +558,9 @@ __device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restric
         int have_hi = 0, last = -1;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             a_eval = alpha;
-            et = evaluate(s, t, live, ga, axpy_rn(x, alpha, d), &gt);
+            et = evaluate(s, t, live, axpy_rn(ld(s.x, B, t), alpha, ld(s.d, B, t)), &gt);
             evals++;
+            d = ld(s.d, B, t), gr = ld(s.g, B, t);
             const ff_v3 dg = ff_v3_make(gt.x - gr.x, gt.y - gr.y, gt.z - gr.z);
             double v3[3] = {dot3(gt, d), dot3(gt, dg), dot3(gt, gt)};
             block_sum(v3, red());
@@ -532,15 +577,16 @@ __device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restric
             last = sa < 0 ? -1 : 1;
             alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
-        /* the point taken is the last one evaluated; optimise.c carries `alpha` on, which
-         * after FF_LS_MAXEVAL failures is the next trial, not a_eval */
-        x = axpy_rn(x, a_eval, d);
-        alpha_prev = alpha, s0_prev = s0, have_prev = 1;
+        /* the point taken is the last one evaluated (after FF_LS_MAXEVAL failures `alpha`
+         * already holds the next, unevaluated trial) */
+        d = ld(s.d, B, t);
+        st(s.x, B, t, axpy_rn(ld(s.x, B, t), a_eval, d));
+        alpha_prev = a_eval, s0_prev = s0, have_prev = 1;
         double beta = num / gg;
         beta = beta > 0 ? beta : 0;
         if (++k >= n) beta = 0, k = 0;
-        d = neg_axpy_rn(gt, beta, d);
-        gr = gt;
+        st(s.d, B, t, neg_axpy_rn(gt, beta, d));
+        st(s.g, B, t, gt);
         e = et;
         gg = ggn;
         it++;
@@ -549,7 +595,10 @@ __device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restric
 
     v1[0] = e;
     block_sum(v1, red());
-    if (live) X[3 * t] = x.x, X[3 * t + 1] = x.y, X[3 * t + 2] = x.z;
+    if (live) {
+        x = ld(s.x, B, t);
+        X[3 * t] = x.x, X[3 * t + 1] = x.y, X[3 * t + 2] = x.z;
+    }
     if (t == 0) { /* tutte_sweeps is the Tutte stage's */
         r->energy = v1[0];
         r->grms = sqrt(gg / n);
@@ -560,9 +609,10 @@ __device__ void optimise_isomer(const opt_smem_view &s, const ff_atom *__restric
 }
 
 /* Persistent blocks: each takes the next isomer from *queue until the batch is done. */
-__global__ void __launch_bounds__(MAX_BLOCK) ff_optimise_kernel(const ff_atom *__restrict__ graph,
-                                                                double *__restrict__ X, ff_result *__restrict__ res,
-                                                                int N, int M, double gtol, int maxit, int *queue)
+template <int MAXT, int MINB>
+__global__ void __launch_bounds__(MAXT, MINB) ff_optimise_kernel(const ff_atom *__restrict__ graph,
+                                                                 double *__restrict__ X, ff_result *__restrict__ res,
+                                                                 int N, int M, double gtol, int maxit, int *queue)
 {
     extern __shared__ double sh[];
     __shared__ int next;
@@ -582,10 +632,7 @@ namespace {
 
 /* Dynamic shared memory of the Jacobi and CG kernels, bytes. */
 size_t tutte_smem(int block) { return (size_t)4 * block * sizeof(double) + 2 * RED_STRIDE * sizeof(double); }
-size_t opt_smem(int block)
-{
-    return (size_t)block * (3 + 12) * sizeof(double) /* X, own[4] */ + 2 * 3 * RED_STRIDE * sizeof(double);
-}
+size_t opt_smem(int block) { return opt_smem_bytes(block); }
 
 void release_state(cu_state *st)
 {
@@ -635,6 +682,35 @@ int check_batch(const ff_batch *b)
 /* ---- the ops table ------------------------------------------------------------------ */
 namespace {
 
+/* The optimiser's register budget (see stage 4): __launch_bounds__(threads, min blocks
+ * per SM). Blocks of up to 256 threads (N <= 256) get OPT_MINB resident blocks' worth;
+ * SB_FF_OPT_MINB=1|2|3 overrides it (for tuning). Larger blocks: one. Measured on the
+ * H100, C190 x 10^4: MINB 1 (186 registers, no spills, 1 block/SM) 9.7e4 isomers/s,
+ * MINB 2 (128, a few spills, 2 blocks/SM) 1.38e5, MINB 3 (80, heavy spills, 4 blocks/SM)
+ * 8.4e4. */
+constexpr int OPT_MINB = 2;
+int pick_optimiser(cu_state *st)
+{
+    int minb = OPT_MINB;
+    const char *env = getenv("SB_FF_OPT_MINB");
+    if (env && *env) {
+        minb = atoi(env);
+        if (minb < 1 || minb > 3) {
+            sb_error("fullerene_ff cuda: SB_FF_OPT_MINB=%s: accepted 1, 2 or 3", env);
+            return SB_EXIT_USAGE;
+        }
+    }
+    if (st->block > 256) {
+        st->opt_fn = ff_optimise_kernel<MAX_BLOCK, 1>;
+        minb = 1;
+    } else {
+        st->opt_fn = minb == 1 ? ff_optimise_kernel<256, 1> : minb == 2 ? ff_optimise_kernel<256, 2> : ff_optimise_kernel<256, 3>;
+    }
+    snprintf(st->opt_name, sizeof st->opt_name, "ff_optimise<%d,%d> (persistent, isomer queue)",
+             st->block > 256 ? MAX_BLOCK : 256, minb);
+    return SB_OK;
+}
+
 int cu_prepare(ff_batch *b)
 {
     int rc = check_batch(b);
@@ -675,8 +751,9 @@ int cu_prepare(ff_batch *b)
     st->smem_tutte = tutte_smem(st->block);
     st->smem_opt = opt_smem(st->block);
     SB_CU(cudaFuncSetAttribute(ff_tutte_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_tutte));
-    SB_CU(cudaFuncSetAttribute(ff_optimise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_opt));
-    SB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&st->opt_bps, ff_optimise_kernel, st->block, st->smem_opt));
+    if ((rc = pick_optimiser(st))) return rc;
+    SB_CU(cudaFuncSetAttribute(st->opt_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_opt));
+    SB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&st->opt_bps, st->opt_fn, st->block, st->smem_opt));
     if (st->opt_bps < 1) {
         sb_error("fullerene_ff cuda: the optimiser for N = %d (%d threads, %zu B shared memory) does not fit on an SM",
                  b->N, st->block, st->smem_opt);
@@ -708,8 +785,8 @@ int cu_run(ff_batch *b)
     ff_project_kernel<<<M, blk>>>(st->graph, st->xy, st->X, N);
     SB_CU_LAUNCH();
     SB_CU(cudaEventRecord(st->ev[3], 0));
-    ff_optimise_kernel<<<st->opt_grid, blk, st->smem_opt>>>(st->graph, st->X, st->res, N, M, st->opts.gtol,
-                                                            (int)st->opts.maxit, st->queue);
+    st->opt_fn<<<st->opt_grid, blk, st->smem_opt>>>(st->graph, st->X, st->res, N, M, st->opts.gtol,
+                                                    (int)st->opts.maxit, st->queue);
     SB_CU_LAUNCH();
     SB_CU(cudaEventRecord(st->ev[4], 0));
     /* the stage times of this run (waiting here only moves the harness's wait forward) */
@@ -762,7 +839,7 @@ int cu_launches(ff_batch *b, sb_launch *out, int max)
     } k[4] = {{(const void *)ff_dualise_kernel, "ff_dualise", st->M, 0},
               {(const void *)ff_tutte_kernel, "ff_tutte", st->M, st->smem_tutte},
               {(const void *)ff_project_kernel, "ff_project", st->M, 0},
-              {(const void *)ff_optimise_kernel, "ff_optimise (persistent, isomer queue)", st->opt_grid, st->smem_opt}};
+              {(const void *)st->opt_fn, st->opt_name, st->opt_grid, st->smem_opt}};
     int n = 0;
     for (int i = 0; i < 4 && n < max; i++, n++)
         if (sb_cuda_occupancy(k[i].fn, k[i].name, st->block, k[i].smem, k[i].grid, out + n)) return -1;
