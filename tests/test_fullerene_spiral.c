@@ -287,6 +287,112 @@ static void test_enumerate_list(void **state)
     assert_int_equal(ff_enumerate(21, NULL, 0), -1);
 }
 
+/* Same seed, same list; draws are distinct canonical spirals of C_N; small N is uniform
+ * sampling from the enumeration and returns everything when asked for more. */
+static void test_sample(void **state)
+{
+    (void)state;
+    ff_spiral *a = NULL, *b = NULL, *c = NULL;
+    const int N = 120, F = ff_faces(N);
+    const long M = 300;
+    assert_int_equal(ff_sample(N, M, 42, &a), M);
+    assert_int_equal(ff_sample(N, M, 42, &b), M);
+    assert_memory_equal(a, b, (size_t)M * sizeof *a);
+    assert_int_equal(ff_sample(N, M, 43, &c), M);
+    assert_true(memcmp(a, c, (size_t)M * sizeof *a) != 0);
+    uint16_t dual[6 * FF_MAX_F];
+    for (long i = 0; i < M; i++) {
+        for (long j = 0; j < i; j++) assert_true(ff_spiral_cmp(&a[i], &a[j]) != 0);
+        ff_spiral canon;
+        assert_int_equal(ff_windup(N, &a[i], dual), 0);
+        assert_int_equal(ff_check_dual(F, dual), 0);
+        assert_int_equal(ff_canonical_spiral(N, dual, &canon), 0);
+        assert_memory_equal(canon.pent, a[i].pent, sizeof canon.pent);
+    }
+    /* a prefix of a longer draw is the shorter draw */
+    ff_spiral *d = NULL;
+    assert_int_equal(ff_sample(N, 100, 42, &d), 100);
+    assert_memory_equal(a, d, 100 * sizeof *a);
+    free(a), free(b), free(c), free(d);
+
+    const long n40 = oeis_count(40);
+    assert_int_equal(ff_sample(40, 10 * n40, 5, &a), n40);
+    qsort(a, (size_t)n40, sizeof *a, ff_spiral_cmp);
+    assert_int_equal(ff_enumerate(40, &b, 0), n40);
+    assert_memory_equal(a, b, (size_t)n40 * sizeof *a);
+    free(a), free(b);
+    assert_int_equal(ff_sample(40, 7, 5, &a), 7);
+    free(a);
+    assert_int_equal(ff_sample(22, 5, 1, &a), 0);
+    assert_int_equal(ff_sample(23, 5, 1, &a), -1);
+    assert_int_equal(ff_sample(60, -1, 1, &a), -1);
+    assert_int_equal(ff_sample(60, 5, 1, NULL), -1);
+}
+
+/* Writes text to a fresh temporary file; returns its path (static buffer). */
+static const char *temp_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/ff_spirals_XXXXXX");
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int read_text(const char *text, int N, ff_spiral **out, long *n)
+{
+    const char *path = temp_file(text);
+    const int rc = ff_read_spirals(path, N, out, n);
+    unlink(path);
+    return rc;
+}
+
+static void test_read_spirals(void **state)
+{
+    (void)state;
+    ff_spiral *s = NULL;
+    long n = -1;
+    assert_int_equal(read_text("# C60-Ih and C60 isomer 1\n"
+                               "1 7 9 11 13 15 18 20 22 24 26 32   # Ih\n"
+                               "\n   \t\n"
+                               "1 2 3 4 5 6 27 28 29 30 31 32\r\n",
+                               60, &s, &n),
+                     SB_OK);
+    assert_int_equal(n, 2);
+    const ff_spiral ih = from_one_based(c60_ih);
+    assert_memory_equal(s[0].pent, ih.pent, sizeof ih.pent);
+    free(s);
+
+    const char *bad[] = {
+        "1 7 9 11 13 15 18 20 22 24 26\n",           /* 11 positions */
+        "1 7 9 11 13 15 18 20 22 24 26 32 33\n",     /* 13 */
+        "1 7 9 11 13 15 18 20 22 24 26 33\n",        /* out of range */
+        "0 7 9 11 13 15 18 20 22 24 26 32\n",        /* out of range */
+        "1 9 7 11 13 15 18 20 22 24 26 32\n",        /* not ascending */
+        "1 7 7 11 13 15 18 20 22 24 26 32\n",        /* repeated */
+        "1 7 9 11 13 15 18 20 22 24 26 31\n",        /* does not close */
+        "1 7 9 11 13 15 18 20 22 24 26 3x2\n",       /* not a number */
+        "1 7 9 11 13 15 18 20 22 24 26 99999999999999999999\n",
+        "# only a comment\n\n",                       /* no spirals */
+        "",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        s = (ff_spiral *)&n;
+        assert_int_equal(read_text(bad[i], 60, &s, &n), SB_EXIT_USAGE);
+        assert_null(s);
+        assert_int_equal(n, 0);
+    }
+    /* a good line before a bad one does not make it a success */
+    assert_int_equal(read_text("1 7 9 11 13 15 18 20 22 24 26 32\n1 2 3\n", 60, &s, &n), SB_EXIT_USAGE);
+    assert_int_equal(read_text("1 7 9 11 13 15 18 20 22 24 26 32\n", 61, &s, &n), SB_EXIT_USAGE);
+    assert_int_equal(ff_read_spirals("/nonexistent/ff_spirals.txt", 60, &s, &n), SB_EXIT_USAGE);
+    assert_int_equal(ff_read_spirals("/tmp", 60, &s, &n), SB_EXIT_USAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +403,8 @@ int main(void)
         cmocka_unit_test(test_bad_duals),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_enumerate_list),
+        cmocka_unit_test(test_sample),
+        cmocka_unit_test(test_read_spirals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

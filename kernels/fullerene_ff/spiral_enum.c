@@ -15,7 +15,7 @@
  *     vertices and keeps a free valency, so the boundary shrinks by at most deg - 3 per face,
  *     and the last face closes a boundary of exactly its degree: m <= 2R + 4 - max(p - 1, 0)
  *     with R faces and p pentagons left.
- *  2. The cap (cap_closes): the unplaced faces form a disc whose boundary turns by
+ *  2. The cap (ff_wind_cap_closes): the unplaced faces form a disc whose boundary turns by
  *     (2 - r) x 60 degrees at a vertex with r free valencies. With no pentagon left it lies
  *     flat in the triangular lattice: the developed boundary must close, and its area must be
  *     the 2R + m - 2 triangles of a disc with R inner vertices. With one pentagon left it is a
@@ -50,10 +50,8 @@ typedef struct {
 } live_entry;
 
 typedef struct {
+    ff_wind w;
     int F;
-    int W;       /* row width of r */
-    int8_t *r;   /* (F + 1) rows: the boundary's remaining valencies per level */
-    int lo[FF_MAX_F + 1], hi[FF_MAX_F + 1];
     uint16_t pent[12];
     uint16_t dual[6 * FF_MAX_F];
     ff_walker walker;
@@ -68,19 +66,31 @@ typedef struct {
     size_t arena_len, arena_cap;
 } dfs_ctx;
 
-/* Places face k (degree d) on level k's boundary, giving level k + 1; 0, or -1 when the
- * spiral cannot continue. left: pentagons still to place after this face. */
-static int place(dfs_ctx *c, int k, int d, int left)
+int ff_wind_init(ff_wind *w, int F)
 {
-    const int W = c->W, F = c->F;
-    const int8_t *src = c->r + (size_t)k * W;
-    int8_t *r = c->r + (size_t)(k + 1) * W;
-    int lo = c->lo[k], hi = c->hi[k];
+    w->F = F, w->W = F + 2;
+    w->r = malloc((size_t)(F + 1) * (size_t)w->W);
+    return w->r ? 0 : -1;
+}
+
+void ff_wind_root(ff_wind *w, int d0, int d1)
+{
+    int8_t *r = w->r + 2 * (size_t)w->W;
+    w->lo[2] = 0, w->hi[2] = 2;
+    r[0] = (int8_t)(d0 - 1), r[1] = (int8_t)(d1 - 1);
+}
+
+int ff_wind_place(ff_wind *w, int k, int d, int left)
+{
+    const int W = w->W, F = w->F;
+    const int8_t *src = w->r + (size_t)k * W;
+    int8_t *r = w->r + (size_t)(k + 1) * W;
+    int lo = w->lo[k], hi = w->hi[k];
     if (k == F - 1) { /* the last face takes every remaining valency, one each */
         if (hi - lo != d) return -1;
         for (int j = lo; j < hi; j++)
             if (src[j] != 1) return -1;
-        c->lo[k + 1] = c->hi[k + 1] = 0;
+        w->lo[k + 1] = w->hi[k + 1] = 0;
         return 0;
     }
     memcpy(r + lo, src + lo, (size_t)(hi - lo));
@@ -97,17 +107,17 @@ static int place(dfs_ctx *c, int k, int d, int left)
     r[hi++] = (int8_t)rk;
     const int R = F - 1 - k, m = hi - lo;
     if (m > 2 * R + 4 - (left > 1 ? left - 1 : 0)) return -1;
-    c->lo[k + 1] = lo, c->hi[k + 1] = hi;
+    w->lo[k + 1] = lo, w->hi[k + 1] = hi;
     return 0;
 }
 
-/* Pruning 2 (see the top): can the cap left at level k, with left <= 1 pentagons, exist? */
-static int cap_closes(const dfs_ctx *c, int k, int left)
+int ff_wind_cap_closes(const ff_wind *w, int k, int left)
 {
     static const int ex[6] = {1, 0, -1, -1, 0, 1}, ey[6] = {0, 1, 1, 0, -1, -1};
-    const int lo = c->lo[k], m = c->hi[k] - lo, R = c->F - k;
+    const int lo = w->lo[k], m = w->hi[k] - lo, R = w->F - k;
+    if (left > 1) return 1;
     if (R == 0) return m == 0;
-    const int8_t *r = c->r + (size_t)k * c->W + lo;
+    const int8_t *r = w->r + (size_t)k * w->W + lo;
     long x = 0, y = 0, area = 0; /* axial lattice coordinates; twice-area = triangles */
     int dir = 0;
     for (int j = 0; j < m; j++) {
@@ -150,7 +160,7 @@ static void leaf(dfs_ctx *c)
 
 /* ---- memo ------------------------------------------------------------------------ */
 
-static uint64_t mix64(uint64_t x)
+uint64_t ff_mix64(uint64_t x)
 {
     x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
     x ^= x >> 27, x *= 0x94d049bb133111ebull;
@@ -162,9 +172,9 @@ static uint64_t mix64(uint64_t x)
  * boundary is too long for 64 bits (such states are searched without the memo). */
 static uint64_t state_key(const dfs_ctx *c, int k, int left)
 {
-    const int lo = c->lo[k], m = c->hi[k] - lo;
+    const int lo = c->w.lo[k], m = c->w.hi[k] - lo;
     if (m > 26 || k > 255) return 0;
-    const int8_t *r = c->r + (size_t)k * c->W + lo;
+    const int8_t *r = c->w.r + (size_t)k * c->w.W + lo;
     uint64_t v = 1;
     for (int j = 0; j < m; j++) v = v << 2 | (uint64_t)((r[j] - 1) & 3);
     return v << 11 | (uint64_t)k << 3 | (uint64_t)left;
@@ -172,7 +182,7 @@ static uint64_t state_key(const dfs_ctx *c, int k, int left)
 
 static int dead_has(const dfs_ctx *c, uint64_t key)
 {
-    uint64_t h = mix64(key);
+    uint64_t h = ff_mix64(key);
     for (int p = 0; p < DEAD_PROBES; p++, h++) {
         const uint64_t x = atomic_load_explicit(&c->dead[h & c->dead_mask], memory_order_relaxed);
         if (x == key) return 1;
@@ -184,7 +194,7 @@ static int dead_has(const dfs_ctx *c, uint64_t key)
 /* A full neighbourhood just drops the key: the memo is a cache, never needed for correctness. */
 static void dead_add(dfs_ctx *c, uint64_t key)
 {
-    uint64_t h = mix64(key);
+    uint64_t h = ff_mix64(key);
     for (int p = 0; p < DEAD_PROBES; p++, h++) {
         _Atomic uint64_t *slot = &c->dead[h & c->dead_mask];
         uint64_t x = atomic_load_explicit(slot, memory_order_relaxed);
@@ -200,7 +210,7 @@ static void dead_add(dfs_ctx *c, uint64_t key)
 static live_entry *live_slot(dfs_ctx *c, uint64_t key)
 {
     const uint64_t mask = ((uint64_t)1 << LIVE_BITS) - 1;
-    for (uint64_t h = mix64(key) & mask;; h = (h + 1) & mask)
+    for (uint64_t h = ff_mix64(key) & mask;; h = (h + 1) & mask)
         if (c->live[h].key == key || c->live[h].key == 0) return &c->live[h];
 }
 
@@ -226,7 +236,7 @@ static int tails(dfs_ctx *c, int k, int left, uint32_t *off, uint32_t *n)
         *n = 1;
         return 0;
     }
-    if (left <= 1 && !cap_closes(c, k, left)) return 0;
+    if (left <= 1 && !ff_wind_cap_closes(&c->w, k, left)) return 0;
     const uint64_t key = left >= 2 && c->dead ? state_key(c, k, left) : 0;
     if (key) {
         if (dead_has(c, key)) return 0;
@@ -237,8 +247,8 @@ static int tails(dfs_ctx *c, int k, int left, uint32_t *off, uint32_t *n)
         }
     }
     uint32_t o1 = 0, n1 = 0, o2 = 0, n2 = 0;
-    if (left > 0 && place(c, k, 5, left - 1) == 0 && tails(c, k + 1, left - 1, &o1, &n1) != 0) return -1;
-    if (F - k > left && place(c, k, 6, left) == 0 && tails(c, k + 1, left, &o2, &n2) != 0) return -1;
+    if (left > 0 && ff_wind_place(&c->w, k, 5, left - 1) == 0 && tails(c, k + 1, left - 1, &o1, &n1) != 0) return -1;
+    if (F - k > left && ff_wind_place(&c->w, k, 6, left) == 0 && tails(c, k + 1, left, &o2, &n2) != 0) return -1;
     if (n1 + n2 == 0) {
         if (key) dead_add(c, key);
         return 0;
@@ -281,23 +291,23 @@ static void dfs(dfs_ctx *c, int k, int np)
         return;
     }
     c->pent[np] = (uint16_t)k;
-    if (place(c, k, 5, left - 1) == 0) dfs(c, k + 1, np + 1);
-    if (R > left && place(c, k, 6, left) == 0) dfs(c, k + 1, np);
+    if (ff_wind_place(&c->w, k, 5, left - 1) == 0) dfs(c, k + 1, np + 1);
+    if (R > left && ff_wind_place(&c->w, k, 6, left) == 0) dfs(c, k + 1, np);
 }
 
 static void ctx_free(dfs_ctx *c)
 {
-    free(c->r), free(c->out), free(c->live), free(c->arena);
+    free(c->w.r), free(c->out), free(c->live), free(c->arena);
 }
 
 static int ctx_init(dfs_ctx *c, int F, int store, _Atomic uint64_t *dead, uint64_t dead_mask)
 {
     memset(c, 0, sizeof *c);
-    c->F = F, c->W = F + 2, c->store = store;
+    c->F = F, c->store = store;
     c->dead = dead, c->dead_mask = dead_mask;
-    c->r = malloc((size_t)(F + 1) * (size_t)c->W);
+    const int wok = ff_wind_init(&c->w, F);
     c->live = calloc((size_t)1 << LIVE_BITS, sizeof *c->live);
-    if (!c->r || !c->live) {
+    if (wok != 0 || !c->live) {
         ctx_free(c);
         return -1;
     }
@@ -311,9 +321,7 @@ static int ctx_init(dfs_ctx *c, int F, int store, _Atomic uint64_t *dead, uint64
 static int replay(dfs_ctx *c, uint64_t mask, int depth)
 {
     int np = 1;
-    int8_t *r = c->r + 2 * (size_t)c->W;
-    c->lo[2] = 0, c->hi[2] = 2;
-    r[0] = 5 - 1, r[1] = (mask >> 1) & 1 ? 5 - 1 : 6 - 1;
+    ff_wind_root(&c->w, 5, (mask >> 1) & 1 ? 5 : 6);
     if ((mask >> 1) & 1) c->pent[np++] = 1;
     for (int k = 2; k < depth; k++) {
         const int pentagon = (mask >> k) & 1;
@@ -321,7 +329,7 @@ static int replay(dfs_ctx *c, uint64_t mask, int depth)
             if (np == 12) return -1;
             c->pent[np] = (uint16_t)k;
         }
-        if (place(c, k, pentagon ? 5 : 6, 12 - np - pentagon) != 0) return -1;
+        if (ff_wind_place(&c->w, k, pentagon ? 5 : 6, 12 - np - pentagon) != 0) return -1;
         np += pentagon;
     }
     return np;

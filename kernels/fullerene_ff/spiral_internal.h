@@ -15,6 +15,27 @@ typedef struct {
     uint8_t deg[FF_MAX_F];
 } ff_walker;
 
+/* The windup reduced to what decides whether a spiral prefix can go on: row k holds the
+ * remaining valencies of the open boundary (front to back, indices lo[k]..hi[k]-1) after
+ * faces 0..k-1, so a depth-first search keeps every level and backtracks for free. */
+typedef struct {
+    int F, W;  /* faces; row width */
+    int8_t *r; /* F + 1 rows */
+    int lo[FF_MAX_F + 1], hi[FF_MAX_F + 1];
+} ff_wind;
+
+int ff_wind_init(ff_wind *w, int F); /* 0, or -1 out of memory; free(w->r) when done */
+/* Level 2: faces 0 and 1 of degrees d0, d1, joined. */
+void ff_wind_root(ff_wind *w, int d0, int d1);
+/* Face k of degree d on level k gives level k + 1: 0, or -1 when the spiral cannot go on
+ * (left: pentagons still to place after face k, for the boundary-length bound). */
+int ff_wind_place(ff_wind *w, int k, int d, int left);
+/* With left <= 1 pentagons to go: 0 when the faces still to place cannot close level k's
+ * boundary (a necessary condition from the lattice development, see spiral_enum.c). */
+int ff_wind_cap_closes(const ff_wind *w, int k, int left);
+
+uint64_t ff_mix64(uint64_t x); /* splitmix64 finaliser */
+
 /* N is even, FF_MIN_N <= N <= FF_MAX_N and not 22 (the one size without a fullerene). */
 int ff_valid_n(int N);
 
