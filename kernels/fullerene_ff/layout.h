@@ -14,6 +14,9 @@
 #define FF_PROJECT_BOND 1.4
 /* Smoothing sweeps on the unit sphere after the projection (layout.c, step 5). */
 #define FF_PROJECT_SMOOTH 10
+/* Layers per sqrt(N) above which the cage is stretched along the axis (layout.c, step 6):
+ * C60..C80 isomers have 1.1..1.3 sqrt(N) layers from face 0, nanotube-like ones up to 1.8. */
+#define FF_PROJECT_ELONG 1.25
 
 /* Corner k of the regular d-gon (d = 5, 6) on the unit circle, at angle 2 pi k / d, as
  * literals: both backends pin the same bits (no libm sin/cos involved). */
