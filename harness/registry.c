@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fullerene_ff/fullerene_ff.h"
 #include "lattice_mc/lattice_mc.h"
 #include "nlchains/nlchains.h"
 #include "registry.h"
@@ -9,6 +10,7 @@
 static const sb_kernel *const kernels[] = {
     &lattice_mc_kernel,
     &nlchains_kernel,
+    &fullerene_ff_kernel,
 };
 
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
