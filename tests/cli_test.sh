@@ -91,6 +91,16 @@ expect_usage "$work/adir" run $K --json "$work/adir"
 expect_usage "bogus_key" run $K --param bogus_key=1 --json out.json
 expect_usage "99999999" validate $K --size 99999999 --json out.json
 
+# fullerene_ff: C_N must exist; isomer sources are exclusive
+F=fullerene_ff
+expect_usage "size 61" run $F --size 61
+expect_usage "size 22" run $F --size 22
+expect_usage "isomers=abc" run $F --param isomers=abc
+expect_usage "isomers=0" run $F --param isomers=0
+expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
+expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
+expect_usage "replicate=0" run $F --param replicate=0
+
 # The cuda backend either runs or refuses with exit 2; never falls back.
 if "$SB" list 2>/dev/null | grep -q "cuda .*not available"; then
     expect_usage "cuda" run $K --backend cuda
