@@ -6,6 +6,7 @@
 # Prepare: make tests && make AVX512=1 BUILD=build-avx512 build-avx512/scibench
 #          && ../shared/tools/device-deps.sh libgomp1 libcmocka0
 # Call:    carry [".devdeps", "build", "build-avx512"]; bash tools/device_run.sh [KERNEL ...]
+#          GPU_TESTS=regex picks the GPU test binaries (default: all)
 set -u
 kernels=${*:-lattice_mc}
 out=${OUT:-/tmp/sb_out}
@@ -21,7 +22,7 @@ exec > >(tee "$out/log.txt") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)|L3"
 fail=0
-for t in $(ls build/tests/gpu_* | grep -v "\.d$"); do echo "== $t"; SB_REQUIRE_GPU=1 "$t" || fail=1; done
+for t in $(ls build/tests/gpu_* | grep -v "\.d$" | grep -E "${GPU_TESTS:-.}"); do echo "== $t"; SB_REQUIRE_GPU=1 "$t" || fail=1; done
 $sb info || fail=1
 # run SB DIR BACKEND SIZE TAG [args]: one case, JSON named as `make results` names it
 run() {
@@ -66,6 +67,26 @@ nlchains)
   done
   [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 1024 .copies-1024 --reps 3 --param copies=1024
   run $sb "$res" reference 1024 .copies-64 --reps 3 --param copies=64
+  ;;
+fullerene_ff)
+  echo "== fullerene_ff: isomer counts vs OEIS A007894 (ff_enumerate, all cores)"
+  if [ -x build/tools/isomer_counts ]; then
+    build/tools/isomer_counts 20 "${FF_COUNT_NMAX:-100}" | awk '
+      BEGIN { while ((getline l < "kernels/fullerene_ff/data/A007894.txt") > 0) if (l !~ /^#/) { split(l, f, " "); ref[f[1]] = f[2] } }
+      { r = ($2 == ref[$1]) ? "PASS" : "FAIL"; bad += r == "FAIL"; printf "%5d %10d %10d %9.3f s  %s\n", $1, $2, ref[$1], $3, r }
+      END { print bad + 0, "mismatch(es)"; exit bad > 0 }' | tee "$res/fullerene_ff.isomer_counts.txt" || fail=1
+  fi
+  run $sb "$res" cuda 200 "" --reps 5
+  run $sb "$res" cuda 60 .isomers-all --reps 5 --param isomers=all
+  run $sb "$res" openmp_simd 60 "" --reps 5
+  [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 60 "" --reps 5
+  run $sb "$res" reference 60 .isomers-200 --reps 3 --param isomers=200
+  echo "== fullerene_ff cuda: throughput vs N, >= 10000 isomers per batch (replicated where C_N has fewer)"
+  for N in $(seq 20 10 200); do
+    n=$(awk -v N=$N '$1 == N {print $2}' kernels/fullerene_ff/data/A007894.txt)
+    r=1; [ -n "$n" ] && [ "$n" -lt 10000 ] && r=$(( (10000 + n - 1) / n ))
+    run $sb "$res" cuda $N .scan --reps 3 --param replicate=$r --param oracle=4
+  done
   ;;
 esac
 done
