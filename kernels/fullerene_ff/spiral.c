@@ -301,6 +301,18 @@ int ff_is_canonical(int F, const uint16_t *dual, const uint16_t *pent, ff_walker
     return 1;
 }
 
+int ff_has_pentagon_spiral(int F, const uint16_t *dual, ff_walker *w)
+{
+    uint16_t none[12], tmp[12];
+    for (int i = 0; i < 12; i++) none[i] = UINT16_MAX;
+    for (int v = 0; v < F; v++)
+        if (w->deg[v] == 5)
+            for (int j = 0; j < 5; j++)
+                for (int dir = 1; dir >= -1; dir -= 2)
+                    if (walk(F, dual, w, v, j, dir, none, tmp) == WALK_LESS) return 1;
+    return 0;
+}
+
 int ff_spiral_from(int F, const uint16_t *dual, int v, int j, int dir, uint16_t *out, ff_walker *w)
 {
     uint16_t none[12];

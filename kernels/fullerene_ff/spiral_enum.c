@@ -5,10 +5,17 @@
  * prefix that cannot wind up is dropped the moment it fails, with its whole subtree. A closed
  * spiral is wound up into its triangulation and kept only if it is the canonical spiral.
  *
- * Only spirals that start at a pentagon (position 0) are searched: a canonical spiral starts
- * at a pentagon whenever the isomer has any spiral that does, since 0 is the smallest first
- * position. An isomer whose spirals all start at hexagons is therefore not generated; the
- * counts against OEIS A007894 (tools/isomer_counts.sh) show where that matters.
+ * Two kinds of spiral are searched. A canonical spiral starts at a pentagon (position 0)
+ * whenever the isomer has any spiral that does, 0 being the smallest first position, so
+ * spirals that start at a pentagon find almost every isomer. Not all: C100 has one isomer
+ * (canonical spiral 2 8 9 23 24 28 29 37 41 45 46 52, 1-based) with no spiral from any
+ * pentagon, which is why a pentagon-start search counts 285913 isomers of C100 where OEIS
+ * A007894 has 285914. So spirals that start at a hexagon followed by a pentagon are searched
+ * too, and one is kept when no pentagon start of its isomer gives a spiral and it is the
+ * canonical spiral. An isomer whose spirals all start at a hexagon whose next face is also
+ * a hexagon is still not generated; none exists up to C100 (the counts match OEIS A007894
+ * for every N = 20..100, tools/isomer_counts.sh), and the first isomer with no spiral at
+ * all is a C380.
  *
  * Three prunings keep the search near the size of its output:
  *  1. Boundary length: a face that is not the last joins c = 2 + (closed fans) boundary
@@ -32,8 +39,10 @@
  * Parallel: the tree is cut at a depth that gives enough prefixes, each prefix is a task
  * (replayed from the root, dynamic schedule), every thread keeps its own list, and the
  * lists are sorted at the end, so the result does not depend on the thread count. */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE), where the C library has it */
 #include <omp.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,7 +151,14 @@ static void leaf(dfs_ctx *c)
 {
     if (ff_windup_faces(c->F, c->pent, c->dual) != 0) return; /* same rules: cannot happen */
     ff_walker_init(&c->walker, c->F, c->dual);
-    if (!ff_is_canonical(c->F, c->dual, c->pent, &c->walker)) return;
+    if (c->pent[0] == 0) {
+        if (!ff_is_canonical(c->F, c->dual, c->pent, &c->walker)) return;
+    } else { /* a hexagon start: only for isomers without a pentagon-start spiral */
+        uint16_t canon[12];
+        if (ff_has_pentagon_spiral(c->F, c->dual, &c->walker)) return;
+        if (ff_canonical_faces(c->F, c->dual, canon, &c->walker) != 0) return;
+        if (memcmp(canon, c->pent, sizeof canon) != 0) return;
+    }
     if (c->store) {
         if (c->n == c->cap) {
             const long cap = c->cap ? 2 * c->cap : 1024;
@@ -311,18 +327,18 @@ static int ctx_init(dfs_ctx *c, int F, int store, _Atomic uint64_t *dead, uint64
         ctx_free(c);
         return -1;
     }
-    /* faces 0 (a pentagon: see above) and 1 share an edge */
-    c->pent[0] = 0;
     return 0;
 }
 
-/* Replays the first `depth` faces of a task (bit i of mask: face i is a pentagon; bit 0 set)
- * onto level `depth`; returns the pentagon count, or -1 if the prefix does not wind up. */
+/* Replays the first `depth` faces of a task (bit i of mask: face i is a pentagon; face 0 a
+ * pentagon, or a hexagon and face 1 a pentagon) onto level `depth`; returns the pentagon
+ * count, or -1 if the prefix does not wind up. */
 static int replay(dfs_ctx *c, uint64_t mask, int depth)
 {
-    int np = 1;
-    ff_wind_root(&c->w, 5, (mask >> 1) & 1 ? 5 : 6);
-    if ((mask >> 1) & 1) c->pent[np++] = 1;
+    int np = 0;
+    for (int k = 0; k < 2; k++)
+        if ((mask >> k) & 1) c->pent[np++] = (uint16_t)k;
+    ff_wind_root(&c->w, mask & 1 ? 5 : 6, (mask >> 1) & 1 ? 5 : 6);
     for (int k = 2; k < depth; k++) {
         const int pentagon = (mask >> k) & 1;
         if (pentagon) {
@@ -340,8 +356,8 @@ static long prefixes(dfs_ctx *c, int depth, uint64_t **t)
 {
     long n = 0, cap = 0;
     *t = NULL;
-    for (uint64_t mask = 1; mask < (1ull << depth); mask += 2) {
-        if (__builtin_popcountll(mask) > 12 || replay(c, mask, depth) < 0) continue;
+    for (uint64_t mask = 1; mask < (1ull << depth); mask++) {
+        if (!(mask & 3) || __builtin_popcountll(mask) > 12 || replay(c, mask, depth) < 0) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 256;
             uint64_t *p = realloc(*t, (size_t)cap * sizeof *p);
@@ -363,6 +379,22 @@ static int dead_bits(int F)
 {
     const int b = F / 2 + 2;
     return b < 16 ? 16 : b > 27 ? 27 : b;
+}
+
+/* The dead-state table, zeroed. Its probes are random over up to 1 GiB, so it asks for huge
+ * pages: without them nearly every probe also misses the TLB (about 12% of the run at C80). */
+static _Atomic uint64_t *dead_table(int bits)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t bytes = ((size_t)1 << bits) * sizeof(uint64_t);
+    if (bytes < huge) return calloc((size_t)1 << bits, sizeof(uint64_t));
+    void *p = aligned_alloc(huge, bytes);
+    if (!p) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
 }
 
 long ff_enumerate(int N, ff_spiral **out, int nthreads)
@@ -394,7 +426,7 @@ long ff_enumerate(int N, ff_spiral **out, int nthreads)
     if (ntask < 0) return -1;
 
     const int bits = dead_bits(F);
-    _Atomic uint64_t *dead = calloc((size_t)1 << bits, sizeof *dead);
+    _Atomic uint64_t *dead = dead_table(bits);
     if (!dead) {
         free(tasks);
         return -1;

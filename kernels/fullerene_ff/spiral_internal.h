@@ -49,6 +49,9 @@ void ff_walker_init(ff_walker *w, int F, const uint16_t *dual);
  * (pent being a spiral of it that starts at a pentagon), else 0. */
 int ff_is_canonical(int F, const uint16_t *dual, const uint16_t *pent, ff_walker *w);
 
+/* 1 when some start at a pentagon gives a spiral, else 0. */
+int ff_has_pentagon_spiral(int F, const uint16_t *dual, ff_walker *w);
+
 /* The spiral from vertex v, its neighbour dual[6v+j], direction dir (+1: along the stored
  * rotation, -1: against it): 0 and out = its pentagon positions, or -1 if it has none. */
 int ff_spiral_from(int F, const uint16_t *dual, int v, int j, int dir, uint16_t *out, ff_walker *w);
