@@ -8,8 +8,9 @@
  *            smallest vertex, a block-wide prefix sum of those counts gives ff.h's atom
  *            numbering; then thread a builds atom a (neighbours, faces, back slots).
  *   tutte    one block per isomer, Jacobi sweeps on double-buffered shared coordinates,
- *            the sweep's largest move by a block max (one __syncthreads per sweep).
- *   project  one block per isomer, ff_project's rule.
+ *            one __syncthreads_or per sweep (it also answers the stopping test).
+ *   project  one block per isomer, ff_project's rule (BFS layers, equal-area latitudes,
+ *            smoothing, stretch, centring, scaling).
  *   optimise a persistent kernel: as many blocks as are resident (occupancy API x SMs);
  *            each takes the next isomer from a global counter (atomicAdd), runs the
  *            conjugate gradient of optimise.c to the end, writes X and the result and
@@ -18,7 +19,20 @@
  *
  * Decisions (line search, restarts, convergence) are made on block-reduced scalars that
  * every thread reads from shared memory in one fixed order, so they are bitwise equal
- * in every thread and the control flow around __syncthreads stays uniform. */
+ * in every thread and the control flow around __syncthreads stays uniform.
+ *
+ * Agreement with the oracle (H100, tests/gpu_fullerene_ff.c): graphs, Tutte layouts and
+ * start geometries bit for bit; optimised energies within ~1e-11, and on 10^4 C200
+ * isomers 91 % take exactly the oracle's number of evaluations, all within 10 % (the
+ * block sums add in another order; one isomer of the 10^4 ends in another local minimum).
+ *
+ * Throughput (H100, C200, 10^4 sampled isomers, gtol 1e-5): the batch is bound by its
+ * slowest isomer. 8 of the 10^4 do not converge in the oracle either and spend 50 N
+ * iterations with every line search running to FF_LS_MAXEVAL (~1.9e5 evaluations); alone
+ * on its SM one block evaluates C200 in ~5.5 us, so such an isomer takes ~1 s by itself:
+ * 8.6e3 isomers/s. Without them (maxit 600) 5.0e4 isomers/s: optimiser 127 ms
+ * (6.8e9 atom evaluations/s, ~4.9 TFLOP/s at 720 flop each), Tutte 71 ms (6249 sweeps
+ * per isomer on average), dualise and project < 1 ms. */
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -55,13 +69,6 @@ __device__ __forceinline__ double warp_sum(double v)
     for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
     return v;
 }
-__device__ __forceinline__ double warp_max(double v)
-{
-#pragma unroll
-    for (int o = WARP / 2; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(FULL, v, o));
-    return v;
-}
-
 /* K sums at once (one barrier): red holds K * RED_STRIDE doubles. */
 template <int K>
 __device__ __forceinline__ void block_sum(double (&v)[K], double *red)
@@ -80,17 +87,6 @@ __device__ __forceinline__ void block_sum(double (&v)[K], double *red)
         for (int i = 1; i < nw; i++) s += red[k * RED_STRIDE + i];
         v[k] = s;
     }
-}
-
-__device__ __forceinline__ double block_max(double v, double *red)
-{
-    const int lane = threadIdx.x % WARP, w = threadIdx.x / WARP, nw = blockDim.x / WARP;
-    v = warp_max(v);
-    if (lane == 0) red[w] = v;
-    __syncthreads();
-    double m = red[0];
-    for (int i = 1; i < nw; i++) m = fmax(m, red[i]);
-    return m;
 }
 
 /* Exclusive prefix sum of one int per thread over the block; *total gets the sum.
@@ -266,11 +262,13 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_dualise_kernel(const uint16_t *_
 }
 
 /* ---- stage 2: Tutte layout (layout.c's ff_tutte) -------------------------------------
- * Jacobi sweeps on two shared buffers of xy: a sweep reads one and writes the other, and
- * the barrier of the move's block max orders the writes before the next sweep's reads,
- * so there is one __syncthreads per sweep. The sums and the division are IEEE-rounded
- * as written and the move is formed with explicit _rn operations (no FMA contraction),
- * so the layout and the sweep count are bitwise those of ff_tutte. */
+ * Jacobi sweeps on two shared buffers of xy: a sweep reads one and writes the other. The
+ * stopping test only asks whether the largest move exceeds the tolerance, i.e. whether any
+ * move does, which __syncthreads_or answers in the barrier that also orders the sweep's
+ * writes before the next sweep's reads: one barrier and no reduction per sweep. The sums
+ * and the division are IEEE-rounded as written and the move is formed with explicit _rn
+ * operations (no FMA contraction), so the layout and the sweep count are bitwise those
+ * of ff_tutte. */
 __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__restrict__ graph,
                                                              double *__restrict__ xy_out, ff_result *__restrict__ res,
                                                              int N)
@@ -278,7 +276,6 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
     extern __shared__ double sh[];
     const int B = blockDim.x, t = threadIdx.x;
     double *buf[2] = {sh, sh + 2 * B};
-    double *red = sh + 4 * B; /* 2 * RED_STRIDE */
     const ff_atom *g = graph + (size_t)blockIdx.x * N;
     const int d = 5 + g[0].ftype[0];
     const bool moving = t >= d && t < N;
@@ -290,8 +287,7 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
     __syncthreads();
 
     const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
-    int sweep = 0, cur = 0;
-    double move;
+    int sweep = 0, cur = 0, more;
     do {
         const double *src = buf[cur];
         double *dst = buf[cur ^ 1];
@@ -304,10 +300,10 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
             x = nx, y = ny;
         }
         dst[2 * t] = x, dst[2 * t + 1] = y;
-        move = block_max(m, red + cur * RED_STRIDE);
+        more = __syncthreads_or(m > tol2); /* = (largest move > tol2), NaN ignored as ff_tutte does */
         cur ^= 1;
         sweep++;
-    } while (move > tol2 && sweep < FF_TUTTE_MAXIT);
+    } while (more && sweep < FF_TUTTE_MAXIT);
 
     if (t < N) {
         double *o = xy_out + (size_t)blockIdx.x * N * 2;
@@ -321,18 +317,17 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
  * after a barrier, so reads and writes of a level never overlap). The sums that
  * ff_project forms in atom order (layer centroids, the mean position, the mean bond
  * length) are formed here in the same order by one thread each: they are a few hundred
- * additions, once per isomer, and this keeps the start geometry equal to the oracle's up
- * to the last bits of sin and cos. The smoothing sweeps on the unit sphere are Jacobi
- * sweeps between two shared buffers, one barrier each. */
+ * additions, once per isomer. With that and no FMA contraction (_rn where a product
+ * meets a sum) the start geometry is bitwise the oracle's. The smoothing sweeps on the
+ * unit sphere are Jacobi sweeps between two shared buffers, one barrier each. */
 __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__restrict__ graph,
                                                                const double *__restrict__ xy_in,
                                                                double *__restrict__ X_out, int N)
 {
-    __shared__ int layer[FF_MAX_N];
+    __shared__ int layer[FF_MAX_N], count[FF_MAX_N], below[FF_MAX_N]; /* atoms in / before layer l */
     __shared__ double xy[2 * FF_MAX_N];
     __shared__ double cxy[2 * FF_MAX_N]; /* layer centroids */
     __shared__ double P[3 * FF_MAX_N], Q[3 * FF_MAX_N];
-    __shared__ double blen[3 * FF_MAX_N];
     __shared__ double mean[3], scale;
     const int t = threadIdx.x;
     const ff_atom *g = graph + (size_t)blockIdx.x * N;
@@ -359,23 +354,29 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
     if (live && layer[t] < 0) layer[t] = 0;
     __syncthreads();
 
-    if (t <= L) {
+    if (t <= L) { /* thread t: layer t's count and centroid */
         double sx = 0.0, sy = 0.0;
         int c = 0;
         for (int i = 0; i < N; i++)
             if (layer[i] == t) c++, sx += xy[2 * i], sy += xy[2 * i + 1];
+        count[t] = c;
         cxy[2 * t] = sx / c, cxy[2 * t + 1] = sy / c;
     }
     __syncthreads();
+    if (t <= L) {
+        int c = 0;
+        for (int l = 0; l < t; l++) c += count[l];
+        below[t] = c;
+    }
+    __syncthreads();
 
-    const double pi = 3.14159265358979323846;
-    if (live) {
+    if (live) { /* equal-area latitude, longitude from the Tutte angle about the layer's centroid */
         const int l = layer[t];
-        const double phi = pi * (l + 0.5) / (L + 1);
+        const double z = 1.0 - 2.0 * (below[l] + 0.5 * count[l]) / N, sz = sqrt(__dsub_rn(1.0, __dmul_rn(z, z)));
         const double dx = xy[2 * t] - cxy[2 * l], dy = xy[2 * t + 1] - cxy[2 * l + 1];
         const double r = sqrt(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)));
-        const double c = r > 0 ? dx / r : 1.0, s = r > 0 ? dy / r : 0.0, sp = sin(phi);
-        P[3 * t] = sp * c, P[3 * t + 1] = sp * s, P[3 * t + 2] = cos(phi);
+        const double c = r > 0 ? dx / r : 1.0, si = r > 0 ? dy / r : 0.0;
+        P[3 * t] = sz * c, P[3 * t + 1] = sz * si, P[3 * t + 2] = z;
     }
     __syncthreads();
     /* smoothing on the unit sphere, Jacobi between P and Q */
@@ -392,6 +393,10 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
         double *tmp = src;
         src = dst, dst = tmp;
     }
+    /* stretch along the axis for elongated (nanotube-like) cages */
+    const double lambda = (L + 1) / (FF_PROJECT_ELONG * sqrt((double)N));
+    if (lambda > 1 && live) src[3 * t + 2] *= lambda;
+    __syncthreads();
     if (t < 3) {
         double m = 0.0;
         for (int i = 0; i < N; i++) m += src[3 * i + t];
@@ -404,6 +409,7 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
         src[3 * t] = px, src[3 * t + 1] = py, src[3 * t + 2] = pz;
     }
     __syncthreads();
+    double *blen = dst; /* free after the smoothing */
     if (live) {
         const int nn[3] = {n0, n1, n2};
         for (int j = 0; j < 3; j++) {
@@ -435,11 +441,14 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_project_kernel(const ff_atom *__
  * branch. Per component the arithmetic is optimise.c's as written (_rn: no FMA
  * contraction), so only the order of the block sums differs from the oracle.
  *
- * Registers: ff_atom_terms alone needs ~130 per thread; the CG around it (line-search
- * scalars, three 3-vectors, the graph entry, pointers) as many again when it all stays in
- * registers, which would leave one block per SM. So the per-atom CG vectors x, d, g and
- * the atom's graph entry live in shared memory, each thread touching only its own
- * (no barrier needed), read before and after the evaluation, not across it. */
+ * Registers: ff_atom_terms alone needs ~140 per thread, and what the CG keeps live across
+ * it (line-search scalars, 3-vectors, the graph entry, pointers) adds up to ~220. So the
+ * per-atom CG vectors x, d, g and the atom's graph entry live in shared memory, each
+ * thread touching only its own (no barrier needed), read before and after the
+ * evaluation, not across it: ~190 then, and pick_optimiser caps it further (see there).
+ *
+ * Shared memory per block of B threads: 24 B doubles (X, own, x, d, g) + B graph entries
+ * + two reduction buffers, 210 B per thread (47 KB for N = 200, 88 KB for N = 400). */
 struct opt_smem_view {
     double *X;     /* 3 B: positions of the evaluation, X[3i + c] (ff_atom_terms' layout) */
     ff_v3 *own;    /* 4 B: owned-term gradients */
@@ -609,10 +618,10 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
 }
 
 /* Persistent blocks: each takes the next isomer from *queue until the batch is done. */
-template <int MAXT, int MINB>
-__global__ void __launch_bounds__(MAXT, MINB) ff_optimise_kernel(const ff_atom *__restrict__ graph,
-                                                                 double *__restrict__ X, ff_result *__restrict__ res,
-                                                                 int N, int M, double gtol, int maxit, int *queue)
+template <int REGS>
+__global__ void __maxnreg__(REGS) ff_optimise_kernel(const ff_atom *__restrict__ graph, double *__restrict__ X,
+                                                     ff_result *__restrict__ res, int N, int M, double gtol,
+                                                     int maxit, int *queue)
 {
     extern __shared__ double sh[];
     __shared__ int next;
@@ -631,7 +640,7 @@ __global__ void __launch_bounds__(MAXT, MINB) ff_optimise_kernel(const ff_atom *
 namespace {
 
 /* Dynamic shared memory of the Jacobi and CG kernels, bytes. */
-size_t tutte_smem(int block) { return (size_t)4 * block * sizeof(double) + 2 * RED_STRIDE * sizeof(double); }
+size_t tutte_smem(int block) { return (size_t)4 * block * sizeof(double); }
 size_t opt_smem(int block) { return opt_smem_bytes(block); }
 
 void release_state(cu_state *st)
@@ -682,32 +691,48 @@ int check_batch(const ff_batch *b)
 /* ---- the ops table ------------------------------------------------------------------ */
 namespace {
 
-/* The optimiser's register budget (see stage 4): __launch_bounds__(threads, min blocks
- * per SM). Blocks of up to 256 threads (N <= 256) get OPT_MINB resident blocks' worth;
- * SB_FF_OPT_MINB=1|2|3 overrides it (for tuning). Larger blocks: one. Measured on the
- * H100, C190 x 10^4: MINB 1 (186 registers, no spills, 1 block/SM) 9.7e4 isomers/s,
- * MINB 2 (128, a few spills, 2 blocks/SM) 1.38e5, MINB 3 (80, heavy spills, 4 blocks/SM)
- * 8.4e4. */
-constexpr int OPT_MINB = 2;
+/* The optimiser's register budget (see stage 4), a __maxnreg__ per variant. The CG
+ * around ff_atom_terms needs ~190 registers per thread unconstrained; fewer registers
+ * mean spills but more resident blocks. Measured on the H100 (C200 x 10^4, 224-thread
+ * blocks, maxit 600 so that no stuck isomer sets the time): 128 registers (some spills),
+ * 2 blocks/SM: 5.0e4 isomers/s; 144, 168, 190 (none), 1 block/SM: 3.9, 4.0, 4.1e4; on
+ * C190 tubes 80 registers (heavy spills, 4 blocks/SM) were 40 % slower than 128. So: the
+ * most registers that still leave two blocks per SM (one when two cannot fit at all).
+ * A lone block is ~7 % faster with 190 (no spills), which is what a batch bound by one
+ * stuck isomer sees. SB_FF_OPT_REGS = one of OPT_REGS overrides the choice (tuning). */
+constexpr int OPT_REGS[] = {80, 128, 144, 168, 192};
+const opt_kernel_t OPT_FN[] = {ff_optimise_kernel<80>, ff_optimise_kernel<128>, ff_optimise_kernel<144>,
+                               ff_optimise_kernel<168>, ff_optimise_kernel<192>};
+constexpr int OPT_VARIANTS = sizeof OPT_REGS / sizeof OPT_REGS[0];
+
 int pick_optimiser(cu_state *st)
 {
-    int minb = OPT_MINB;
-    const char *env = getenv("SB_FF_OPT_MINB");
+    int bps[OPT_VARIANTS], pick = -1;
+    for (int i = 0; i < OPT_VARIANTS; i++) {
+        SB_CU(cudaFuncSetAttribute(OPT_FN[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_opt));
+        SB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps[i], OPT_FN[i], st->block, st->smem_opt));
+    }
+    const char *env = getenv("SB_FF_OPT_REGS");
     if (env && *env) {
-        minb = atoi(env);
-        if (minb < 1 || minb > 3) {
-            sb_error("fullerene_ff cuda: SB_FF_OPT_MINB=%s: accepted 1, 2 or 3", env);
+        for (int i = 0; i < OPT_VARIANTS; i++)
+            if (atoi(env) == OPT_REGS[i]) pick = i;
+        if (pick < 0) {
+            sb_error("fullerene_ff cuda: SB_FF_OPT_REGS=%s: accepted 80, 128, 144, 168, 192", env);
             return SB_EXIT_USAGE;
         }
-    }
-    if (st->block > 256) {
-        st->opt_fn = ff_optimise_kernel<MAX_BLOCK, 1>;
-        minb = 1;
     } else {
-        st->opt_fn = minb == 1 ? ff_optimise_kernel<256, 1> : minb == 2 ? ff_optimise_kernel<256, 2> : ff_optimise_kernel<256, 3>;
+        const int want = bps[0] >= 2 ? 2 : 1;
+        for (int i = 0; i < OPT_VARIANTS; i++)
+            if (bps[i] >= want) pick = i;
     }
-    snprintf(st->opt_name, sizeof st->opt_name, "ff_optimise<%d,%d> (persistent, isomer queue)",
-             st->block > 256 ? MAX_BLOCK : 256, minb);
+    if (pick < 0 || bps[pick] < 1) {
+        sb_error("fullerene_ff cuda: the optimiser for N = %d (%d threads, %zu B shared memory) does not fit on an SM",
+                 st->N, st->block, st->smem_opt);
+        return SB_EXIT_RUNTIME;
+    }
+    st->opt_fn = OPT_FN[pick];
+    st->opt_bps = bps[pick];
+    snprintf(st->opt_name, sizeof st->opt_name, "ff_optimise<%d regs> (persistent, isomer queue)", OPT_REGS[pick]);
     return SB_OK;
 }
 
@@ -752,13 +777,6 @@ int cu_prepare(ff_batch *b)
     st->smem_opt = opt_smem(st->block);
     SB_CU(cudaFuncSetAttribute(ff_tutte_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_tutte));
     if ((rc = pick_optimiser(st))) return rc;
-    SB_CU(cudaFuncSetAttribute(st->opt_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)st->smem_opt));
-    SB_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&st->opt_bps, st->opt_fn, st->block, st->smem_opt));
-    if (st->opt_bps < 1) {
-        sb_error("fullerene_ff cuda: the optimiser for N = %d (%d threads, %zu B shared memory) does not fit on an SM",
-                 b->N, st->block, st->smem_opt);
-        return SB_EXIT_RUNTIME;
-    }
     const long resident = (long)st->opt_bps * st->sms;
     st->opt_grid = (int)(resident < b->M ? resident : b->M);
     return SB_OK;
