@@ -3,10 +3,11 @@
  * the optimised C20 and C60-Ih against the force field's equilibrium values, OpenMP-SIMD
  * against the reference, and that these checks can fail.
  *
- * Inputs are built here from coordinates: C20's dual is the icosahedron, C60-Ih's the
- * pentakis dodecahedron (icosahedron vertices = pentagons, face centres = hexagons); each
- * vertex's neighbours are sorted counter-clockwise seen from outside, which is the
- * consistent orientation ff_windup also gives. */
+ * Inputs are built here from coordinates, independently of the generator: C20's dual is the
+ * icosahedron, C60-Ih's the pentakis dodecahedron (icosahedron vertices = pentagons, face
+ * centres = hexagons); each vertex's neighbours are sorted counter-clockwise seen from
+ * outside, a consistent orientation like ff_windup's. The generator's C60-Ih and sampled
+ * isomers (ff_windup, ff_sample) are used too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -372,6 +373,33 @@ static void test_dualise_invariants(void **state)
     assert_int_equal(ff_dualise(62, d60, g), -1); /* wrong N */
 }
 
+/* The generator's C60-Ih (spiral 1 7 9 11 13 15 18 20 22 24 26 32) and a sample of other
+ * isomers give graphs with the same invariants. */
+static void test_dualise_generated(void **state)
+{
+    (void)state;
+    const int c60[12] = {1, 7, 9, 11, 13, 15, 18, 20, 22, 24, 26, 32};
+    ff_spiral sp;
+    for (int i = 0; i < 12; i++) sp.pent[i] = (uint16_t)(c60[i] - 1);
+    uint16_t dual[6 * FF_MAX_F];
+    ff_atom g[FF_MAX_N];
+    assert_int_equal(ff_windup(60, &sp, dual), 0);
+    assert_int_equal(ff_dualise(60, dual, g), 0);
+    check_graph(60, dual, g);
+    const int Ns[3] = {24, 100, 400};
+    for (int c = 0; c < 3; c++) {
+        ff_spiral *s = NULL;
+        const long n = ff_sample(Ns[c], 5, 3, &s);
+        assert_true(n >= 1);
+        for (long m = 0; m < n; m++) {
+            assert_int_equal(ff_windup(Ns[c], &s[m], dual), 0);
+            assert_int_equal(ff_dualise(Ns[c], dual, g), 0);
+            check_graph(Ns[c], dual, g);
+        }
+        free(s);
+    }
+}
+
 /* ---- start geometry ---- */
 
 static void test_tutte_and_projection(void **state)
@@ -445,6 +473,24 @@ static int c60_ok(const ff_atom *g, const double *X, const ff_result *r)
 static void test_optimised_c60_and_c20(void **state)
 {
     (void)state;
+    {   /* the generator's C60-Ih */
+        const int c60[12] = {1, 7, 9, 11, 13, 15, 18, 20, 22, 24, 26, 32};
+        ff_spiral sp;
+        for (int i = 0; i < 12; i++) sp.pent[i] = (uint16_t)(c60[i] - 1);
+        uint16_t dual[6 * FF_MAX_F];
+        ff_atom gw[60];
+        double Xw[180];
+        ff_result rw;
+        assert_int_equal(ff_windup(60, &sp, dual), 0);
+        start(60, dual, gw, Xw);
+        ff_opts ow = default_opts(60);
+        ff_optimise(60, gw, Xw, &ow, &rw);
+        const cage mw = measure(60, gw, Xw);
+        print_message("C60 from spiral 1 7 9 11 13 15 18 20 22 24 26 32: E = %.3e FFU, %d iterations, %d evaluations; "
+                      "bonds ph %.6f..%.6f A, hh %.6f..%.6f A; spread %.1e\n",
+                      rw.energy, rw.iters, rw.evals, mw.bond_lo[1], mw.bond_hi[1], mw.bond_lo[2], mw.bond_hi[2], mw.spread);
+        assert_true(c60_ok(gw, Xw, &rw));
+    }
     uint16_t d20[72], d60[192];
     double P[36];
     dual_c20(d20, P);
@@ -552,6 +598,48 @@ static void test_openmp_matches_reference(void **state)
     free(dual);
 }
 
+/* Distinct isomers with a strained minimum (E of several FFU): energies to 1e-6 relative. */
+static void test_openmp_matches_reference_sampled(void **state)
+{
+    (void)state;
+    const int Ns[2] = {60, 100};
+    const long Ms[2] = {8, 3};
+    for (int c = 0; c < 2; c++) {
+        const int N = Ns[c], F = ff_faces(N);
+        ff_spiral *s = NULL;
+        const long M = ff_sample(N, Ms[c], 11, &s);
+        assert_true(M == Ms[c]);
+        uint16_t *dual = malloc(sizeof(uint16_t) * (size_t)(M * F * 6));
+        assert_non_null(dual);
+        for (long m = 0; m < M; m++) assert_int_equal(ff_windup(N, &s[m], dual + m * F * 6), 0);
+        ff_batch b[2];
+        const ff_ops *ops[2] = {&ff_ops_reference, &ff_ops_openmp_simd};
+        for (int k = 0; k < 2; k++) {
+            memset(&b[k], 0, sizeof b[k]);
+            b[k].N = N, b[k].F = F, b[k].M = M, b[k].dual = dual;
+            b[k].graph = malloc(sizeof(ff_atom) * (size_t)(M * N));
+            b[k].X = malloc(sizeof(double) * (size_t)(M * N * 3));
+            b[k].res = malloc(sizeof(ff_result) * (size_t)M);
+            assert_true(b[k].graph && b[k].X && b[k].res);
+            run_backend(ops[k], &b[k]);
+        }
+        double de = 0, emin = 1e300, ev = 0;
+        for (long m = 0; m < M; m++) {
+            assert_true(b[0].res[m].converged && b[1].res[m].converged);
+            de = fmax(de, fabs(b[0].res[m].energy - b[1].res[m].energy) / fabs(b[0].res[m].energy));
+            emin = fmin(emin, b[0].res[m].energy);
+            ev += b[0].res[m].evals;
+        }
+        print_message("C%d x %ld sampled isomers: reference vs openmp_simd energies within %.1e relative (E >= %.2f FFU); "
+                      "reference %.1f evaluations per isomer\n",
+                      N, M, de, emin, ev / M);
+        assert_true(emin > 0.1 && de <= 1e-6);
+        for (int k = 0; k < 2; k++) free(b[k].graph), free(b[k].X), free(b[k].res);
+        free(dual);
+        free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,11 +648,13 @@ int main(void)
         cmocka_unit_test(test_dihedral_flat_and_folded),
         cmocka_unit_test(test_dodecahedron_dihedral),
         cmocka_unit_test(test_dualise_invariants),
+        cmocka_unit_test(test_dualise_generated),
         cmocka_unit_test(test_tutte_and_projection),
         cmocka_unit_test(test_bonds_counted_once),
         cmocka_unit_test(test_optimised_c60_and_c20),
         cmocka_unit_test(test_c60_check_can_fail),
         cmocka_unit_test(test_openmp_matches_reference),
+        cmocka_unit_test(test_openmp_matches_reference_sampled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,7 +189,7 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
     long k = 0, it = 0;
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
-    while (!conv && it < o->maxit) {
+    while (!conv && it < o->maxit && isfinite(gg)) {
         double s0 = vdot(nr, gr, d);
         if (s0 >= 0) {
 #pragma omp simd

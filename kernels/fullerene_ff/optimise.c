@@ -8,7 +8,7 @@
  *   g = grad E(x)                                   (evaluation 1)
  *   if rms(g) <= gtol: done, converged, 0 iterations
  *   d = -g, k = 0 (iterations since the last restart), have_prev = 0
- *   for it = 1 .. maxit:
+ *   for it = 1 .. maxit, while g.g is finite (a NaN or inf stops the isomer, not converged):
  *     s0 = g.d; if s0 >= 0: d = -g, s0 = -g.g, k = 0          (restart)
  *     first trial alpha:  have_prev ? alpha_prev * s0_prev / s0
  *                                   : FF_LS_STEP0 / sqrt(d.d / N)
@@ -80,7 +80,7 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
     long it = 0;
-    while (!conv && it < o->maxit) {
+    while (!conv && it < o->maxit && isfinite(gg)) {
         double s0 = dot(n, gr, d);
         if (s0 >= 0) {
             for (int i = 0; i < n; i++) d[i] = -gr[i];
