@@ -30,5 +30,5 @@ printf '%5s %10s %10s %10s  %s\n' N isomers OEIS 'time [s]' result
   { n = $1; got = $2; t = $3; total += t
     if (!(n in ref)) { res = "no reference"; want = "-" }
     else { want = ref[n]; res = (got == want) ? "PASS" : "FAIL"; if (res == "FAIL") bad++ }
-    printf "%5d %10d %10s %10.3f  %s\n", n, got, want, t, res }
+    printf "%5d %10d %10s %10.3f  %s\n", n, got, want, t, res; fflush() }
   END { printf "total %.1f s; %d mismatch(es)\n", total, bad; exit bad ? 1 : 0 }'

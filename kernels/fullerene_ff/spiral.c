@@ -1,4 +1,6 @@
 /* fullerene_ff generator: the Fowler-Manolopoulos ring spiral in both directions.
+ * (The rest of the generator: spiral_enum.c ff_enumerate, spiral_sample.c ff_sample and how
+ * its sample is drawn, spiral_io.c ff_read_spirals.)
  *
  * Windup (spiral -> dual triangulation). The faces are placed in spiral order as the
  * vertices of the dual. The placed vertices always form a triangulated disc whose boundary
@@ -28,7 +30,7 @@
  * A start at a pentagon begins with position 0, so when any pentagon start gives a spiral
  * only the 12 x 5 x 2 pentagon starts are walked, and a walk stops as soon as its prefix
  * exceeds the best so far. Hexagon starts are walked only when no pentagon start works
- * (ff_enumerate assumes that never happens for the sizes it is checked on; see there). */
+ * (rare: the smallest such isomer is one C100, see spiral_enum.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,10 +188,7 @@ int ff_check_dual(int F, const uint16_t *dual)
 void ff_walker_init(ff_walker *w, int F, const uint16_t *dual)
 {
     for (int v = 0; v < F; v++) w->deg[v] = (uint8_t)degree(dual, v);
-    if (w->mark == 0 || w->mark > UINT32_MAX - 4096) {
-        memset(w->stamp, 0, sizeof w->stamp);
-        w->mark = 0;
-    }
+    if (w->mark == 0) memset(w->stamp, 0, sizeof w->stamp); /* a fresh walker */
 }
 
 enum { WALK_NONE = -1, WALK_NOT_LESS = 0, WALK_LESS = 1 };
@@ -207,7 +206,11 @@ static inline int step(int i, int dir, int d)
 static int walk(int F, const uint16_t *dual, ff_walker *w, int v0, int j0, int dir,
                 const uint16_t *bound, uint16_t *out)
 {
-    const uint32_t mark = ++w->mark;
+    if (++w->mark == 0) { /* after 2^32 walks the marks wrap: start afresh */
+        memset(w->stamp, 0, sizeof w->stamp);
+        w->mark = 1;
+    }
+    const uint32_t mark = w->mark;
     uint32_t *stamp = w->stamp;
     const uint8_t *deg = w->deg;
     int np = 0, less = 0;

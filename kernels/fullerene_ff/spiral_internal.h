@@ -8,7 +8,8 @@
 
 #include "fullerene_ff/ff.h"
 
-/* Scratch of one spiral walker: placement marks, so that a walk needs no clearing. */
+/* Scratch of one spiral walker: placement marks, so that a walk needs no clearing. Start
+ * with mark = 0 (e.g. calloc); ff_walker_init sets the degrees for each new triangulation. */
 typedef struct {
     uint32_t mark;
     uint32_t stamp[FF_MAX_F];

@@ -93,11 +93,12 @@ static int draw(draw_ctx *c, uint64_t seed, uint64_t i, ff_spiral *out)
     return ff_canonical_faces(c->F, c->dual, out->pent, &c->walker);
 }
 
-/* ---- a set of spirals -------------------------------------------------------------- */
+/* ---- the distinct spirals so far, in draw order ------------------------------------ */
 
 typedef struct {
-    ff_spiral *slot;
-    uint8_t *used;
+    ff_spiral *list; /* in insertion order */
+    long n, cap;
+    long *slot;      /* open addressing: index into list + 1, 0 empty */
     size_t mask;
 } spiral_set;
 
@@ -108,16 +109,36 @@ static uint64_t spiral_hash(const ff_spiral *s)
     return h;
 }
 
-/* 1 inserted, 0 already there. */
-static int set_insert(spiral_set *t, const ff_spiral *s)
+static size_t set_find(const spiral_set *t, const ff_spiral *s)
 {
-    for (size_t h = spiral_hash(s) & t->mask;; h = (h + 1) & t->mask) {
-        if (!t->used[h]) {
-            t->used[h] = 1, t->slot[h] = *s;
-            return 1;
-        }
-        if (memcmp(t->slot[h].pent, s->pent, sizeof s->pent) == 0) return 0;
+    size_t h = spiral_hash(s) & t->mask;
+    while (t->slot[h] && memcmp(t->list[t->slot[h] - 1].pent, s->pent, sizeof s->pent) != 0) h = (h + 1) & t->mask;
+    return h;
+}
+
+/* 1 added, 0 already there, -1 out of memory. Both arrays grow as needed, so a huge M asked
+ * for costs memory only for what is found. */
+static int set_add(spiral_set *t, const ff_spiral *s)
+{
+    if (!t->slot || (size_t)(t->n + 1) * 2 > t->mask + 1) {
+        const size_t size = t->slot ? 2 * (t->mask + 1) : 1024;
+        long *slot = calloc(size, sizeof *slot);
+        if (!slot) return -1;
+        free(t->slot);
+        t->slot = slot, t->mask = size - 1;
+        for (long i = 0; i < t->n; i++) t->slot[set_find(t, &t->list[i])] = i + 1;
     }
+    const size_t h = set_find(t, s);
+    if (t->slot[h]) return 0;
+    if (t->n == t->cap) {
+        const long cap = t->cap ? 2 * t->cap : 1024;
+        ff_spiral *p = realloc(t->list, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        t->list = p, t->cap = cap;
+    }
+    t->list[t->n] = *s;
+    t->slot[h] = ++t->n;
+    return 1;
 }
 
 /* ---- the two ways ------------------------------------------------------------------ */
@@ -157,18 +178,12 @@ long ff_sample(int N, long M, uint64_t seed, ff_spiral **out)
     const int F = ff_faces(N), nthreads = omp_get_max_threads();
     const long batch = 64L * nthreads;
     spiral_set set = {0};
-    size_t cap = 1024;
-    while (cap < 2 * (size_t)M) cap *= 2;
-    set.slot = malloc(cap * sizeof *set.slot);
-    set.used = calloc(cap, 1);
-    set.mask = cap - 1;
-    ff_spiral *res = malloc((size_t)M * sizeof *res);
     ff_spiral *got = malloc((size_t)batch * sizeof *got);
     int *ok = malloc((size_t)batch * sizeof *ok);
-    int failed = !set.slot || !set.used || !res || !got || !ok;
+    int failed = !got || !ok;
 
-    long found = 0, stale = 0;
-    for (uint64_t base = 0; !failed && found < M; base += (uint64_t)batch) {
+    long stale = 0;
+    for (uint64_t base = 0; !failed && set.n < M; base += (uint64_t)batch) {
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
         {
             draw_ctx *c = malloc(sizeof *c);
@@ -181,24 +196,25 @@ long ff_sample(int N, long M, uint64_t seed, ff_spiral **out)
             if (mine) free(c->w.r);
             free(c);
         }
-        for (long i = 0; i < batch && !failed && found < M; i++) {
-            if (ok[i] && set_insert(&set, &got[i])) res[found++] = got[i], stale = 0;
-            else stale++; /* a repeat, or a draw that did not close */
+        for (long i = 0; i < batch && !failed && set.n < M; i++) {
+            const int added = ok[i] ? set_add(&set, &got[i]) : 0;
+            if (added < 0) failed = 1;
+            stale = added > 0 ? 0 : stale + 1; /* a repeat, or a draw that did not close */
         }
-        if (found < M && stale > STALL_DRAWS && stale > 8 * found) break;
+        if (set.n < M && stale > STALL_DRAWS && stale > 8 * set.n) break;
     }
-    free(set.slot), free(set.used), free(got), free(ok);
+    free(set.slot), free(got), free(ok);
     if (failed) {
-        free(res);
+        free(set.list);
         return -1;
     }
-    if (found < M) {
-        free(res);
+    if (set.n < M) {
+        free(set.list);
         if (N <= SAMPLE_ENUM_MAX_N) return sample_enumerated(N, M, seed, out);
-        sb_error("fullerene_ff: only %ld distinct isomers of C%d found in random draws, %ld asked for", found,
+        sb_error("fullerene_ff: only %ld distinct isomers of C%d found in random draws, %ld asked for", set.n,
                  N, M);
         return -1;
     }
-    *out = res;
-    return found;
+    *out = set.list;
+    return set.n;
 }
