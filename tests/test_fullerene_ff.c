@@ -429,7 +429,7 @@ static void test_tutte_and_projection(void **state)
     }
     print_message("C60 Tutte: %d sweeps, largest residual %.1e; projection: centroid %.1e A, mean bond %.12f A\n", sweeps,
                   worst, fmax(fabs(c[0]), fmax(fabs(c[1]), fabs(c[2]))), bonds);
-    assert_true(worst <= 1e-8);
+    assert_true(worst <= FF_TUTTE_TOL); /* a Jacobi residual is the last sweep's move */
     assert_true(fabs(c[0]) <= 1e-12 && fabs(c[1]) <= 1e-12 && fabs(c[2]) <= 1e-12);
     assert_true(fabs(bonds - FF_PROJECT_BOND) <= 1e-12);
 }
