@@ -14,6 +14,8 @@
 #include "fullerene_ff/ffcase.h"
 
 #define SRC_OEIS "OEIS A007894 (kernels/fullerene_ff/data/A007894.txt)"
+/* Energies compare relative to max(|E|, 1 FFU): a perfect cage (C60-Ih) ends near 1e-10 FFU,
+ * where a relative difference would measure rounding noise, not disagreement. */
 #define SRC_FF "Fullerene program force field (Wirz et al. 2016): R_ph 1.458, R_hh 1.401 A"
 
 /* The data file next to the sources: $SB_DATA_DIR, the working directory (the repository
@@ -194,7 +196,7 @@ static int check_isomers(const ff_case *fc, sb_validation *v, sb_counters *cs)
         double e = ff_energy_gradient(N, g, X, grad), g2 = 0;
         for (int k = 0; k < 3 * N; k++) g2 += grad[k] * grad[k];
         double grms = sqrt(g2 / (3.0 * N));
-        worst_e = fmax(worst_e, fabs(e - r->energy) / fmax(fabs(e), 1e-300));
+        worst_e = fmax(worst_e, fabs(e - r->energy) / fmax(fabs(e), 1.0));
         int claims = r->converged != 0;
         converged += claims;
         if (claims ? grms > b->opts.gtol * (1 + 1e-6) : r->iters < b->opts.maxit) dishonest++;
@@ -203,7 +205,7 @@ static int check_isomers(const ff_case *fc, sb_validation *v, sb_counters *cs)
     sb_check_add(v, "isomers with non-finite output", (double)nonfinite, 0, 0, SB_TOL_MAX, "isomers", "validity");
     sb_check_add(v, "isomers with a bond outside 1.3-1.6 A", (double)bad_geom, 0, 0, SB_TOL_MAX, "isomers",
                  "valid fullerene geometry (issue 5)");
-    sb_check_add(v, "energy vs host recomputation", worst_e, 1e-9, 0, SB_TOL_MAX, "rel",
+    sb_check_add(v, "energy vs host recomputation", worst_e, 1e-9, 0, SB_TOL_MAX, "rel|1FFU",
                  "scalar ff_energy_gradient on the returned coordinates");
     sb_check_add(v, "convergence flags vs host gradient", (double)dishonest, 0, 0, SB_TOL_MAX, "isomers",
                  "converged <=> host RMS gradient <= gtol; else iteration cap reached");
@@ -234,13 +236,13 @@ static int check_oracle(const ff_case *fc, sb_backend be, sb_validation *v)
     long flag_diff = 0;
     for (long i = 0; i < K; i++) {
         double e = fc->b.res[i].energy, ref = r.res[i].energy;
-        worst = fmax(worst, fabs(e - ref) / fmax(fabs(ref), 1e-300));
+        worst = fmax(worst, fabs(e - ref) / fmax(fabs(ref), 1.0));
         if (isnan(e)) worst = NAN;
         flag_diff += (fc->b.res[i].converged != 0) != (r.res[i].converged != 0);
     }
     char name[64];
     snprintf(name, sizeof name, "final energy vs reference (%ld isomers)", K);
-    sb_check_add(v, name, worst, 1e-6, 0, SB_TOL_MAX, "rel", "scalar reference backend, same isomers");
+    sb_check_add(v, name, worst, 1e-6, 0, SB_TOL_MAX, "rel|1FFU", "scalar reference backend, same isomers");
     sb_check_add(v, "convergence flags vs reference", (double)flag_diff, 0, 0, SB_TOL_MAX, "isomers",
                  "scalar reference backend, same isomers");
     ff_batch_free(&r);
