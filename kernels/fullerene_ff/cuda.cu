@@ -132,10 +132,8 @@ struct cu_state {
     ff_opts opts;
 };
 
-} // namespace
 
 /* ---- stage 1: dualise ------------------------------------------------------------------ */
-namespace {
 
 /* Degree of dual vertex u (a pentagon's sixth slot is FF_NONE). */
 __device__ __forceinline__ int dual_deg(const uint16_t *d, int u) { return d[6 * u + 5] == FF_NONE ? 5 : 6; }
@@ -158,7 +156,6 @@ __device__ __forceinline__ int tri_atom(const uint16_t *d, const uint16_t *tri, 
     return -1;
 }
 
-} // namespace
 
 /* One block per isomer. Thread u < F: dual vertex u numbers the triangles it owns
  * (block prefix sum of the counts = ff.h's order); thread a < N: builds atom a. A dual
@@ -652,7 +649,6 @@ __global__ void __maxnreg__(REGS) ff_optimise_kernel(const ff_atom *__restrict__
 }
 
 /* ---- host side ---------------------------------------------------------------------- */
-namespace {
 
 /* Dynamic shared memory of the Jacobi and CG kernels, bytes. */
 size_t tutte_smem(int block) { return (size_t)2 * block * sizeof(double2); }
@@ -701,23 +697,22 @@ int check_batch(const ff_batch *b)
     return SB_OK;
 }
 
-} // namespace
 
 /* ---- the ops table ------------------------------------------------------------------ */
-namespace {
 
 /* The optimiser's register budget (see stage 4), a __maxnreg__ per variant. The CG
  * around ff_atom_terms needs ~190 registers per thread unconstrained; fewer registers
  * mean spills but more resident blocks. Measured on the H100 (C200 x 10^4, 224-thread
  * blocks, maxit 600 so that no stuck isomer sets the time): 128 registers (some spills),
  * 2 blocks/SM: 5.0e4 isomers/s; 144, 168, 190 (none), 1 block/SM: 3.9, 4.0, 4.1e4; on
- * C190 tubes 80 registers (heavy spills, 4 blocks/SM) were 40 % slower than 128. So: the
- * most registers that still leave two blocks per SM (one when two cannot fit at all).
+ * C190 tubes 80 registers (heavy spills, 4 blocks/SM) were 40 % slower than 128, so no
+ * fewer than 128. The rule: the most registers that still leave two blocks per SM (one
+ * when two cannot fit at all).
  * A lone block is ~7 % faster with 190 (no spills), which is what a batch bound by one
  * stuck isomer sees. SB_FF_OPT_REGS = one of OPT_REGS overrides the choice (tuning). */
-constexpr int OPT_REGS[] = {80, 128, 144, 168, 192};
-const opt_kernel_t OPT_FN[] = {ff_optimise_kernel<80>, ff_optimise_kernel<128>, ff_optimise_kernel<144>,
-                               ff_optimise_kernel<168>, ff_optimise_kernel<192>};
+constexpr int OPT_REGS[] = {128, 144, 168, 192};
+const opt_kernel_t OPT_FN[] = {ff_optimise_kernel<128>, ff_optimise_kernel<144>, ff_optimise_kernel<168>,
+                               ff_optimise_kernel<192>};
 constexpr int OPT_VARIANTS = sizeof OPT_REGS / sizeof OPT_REGS[0];
 
 int pick_optimiser(cu_state *st)
@@ -732,7 +727,7 @@ int pick_optimiser(cu_state *st)
         for (int i = 0; i < OPT_VARIANTS; i++)
             if (atoi(env) == OPT_REGS[i]) pick = i;
         if (pick < 0) {
-            sb_error("fullerene_ff cuda: SB_FF_OPT_REGS=%s: accepted 80, 128, 144, 168, 192", env);
+            sb_error("fullerene_ff cuda: SB_FF_OPT_REGS=%s: accepted 128, 144, 168, 192", env);
             return SB_EXIT_USAGE;
         }
     } else {
@@ -741,8 +736,9 @@ int pick_optimiser(cu_state *st)
             if (bps[i] >= want) pick = i;
     }
     if (pick < 0 || bps[pick] < 1) {
-        sb_error("fullerene_ff cuda: the optimiser for N = %d (%d threads, %zu B shared memory) does not fit on an SM",
-                 st->N, st->block, st->smem_opt);
+        sb_error("fullerene_ff cuda: the optimiser for N = %d (%d threads, %d registers each, %zu B shared memory) "
+                 "does not fit on an SM",
+                 st->N, st->block, OPT_REGS[pick < 0 ? 0 : pick], st->smem_opt);
         return SB_EXIT_RUNTIME;
     }
     st->opt_fn = OPT_FN[pick];
@@ -768,6 +764,14 @@ int cu_prepare(ff_batch *b)
     if (st->opts.maxit <= 0) st->opts.maxit = (long)FF_MAXIT_PER_ATOM * b->N;
     const size_t M = (size_t)b->M, N = (size_t)b->N, F = (size_t)b->F;
 
+    size_t free_b = 0, total_b = 0;
+    const size_t need = M * (F * 6 * sizeof(uint16_t) + N * (sizeof(ff_atom) + 5 * sizeof(double)) + sizeof(ff_result));
+    SB_CU(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        sb_error("fullerene_ff cuda: %ld isomers of C%d need %.2f GB of device memory, %.2f GB are free", b->M, b->N,
+                 need / 1e9, free_b / 1e9);
+        return SB_EXIT_USAGE;
+    }
     SB_CU(cudaMalloc(&st->dual, M * F * 6 * sizeof(uint16_t)));
     SB_CU(cudaMalloc(&st->graph, M * N * sizeof(ff_atom)));
     SB_CU(cudaMalloc(&st->xy, M * N * 2 * sizeof(double)));
