@@ -30,9 +30,9 @@
  * slowest isomer. 8 of the 10^4 do not converge in the oracle either and spend 50 N
  * iterations with every line search running to FF_LS_MAXEVAL (~1.9e5 evaluations); alone
  * on its SM one block evaluates C200 in ~5.5 us, so such an isomer takes ~1 s by itself:
- * 8.6e3 isomers/s. Without them (maxit 600) 5.8e4 isomers/s: optimiser 127 ms
- * (6.8e9 atom evaluations/s, ~4.9 TFLOP/s at 720 flop each), Tutte 44 ms (6249 sweeps
- * per isomer on average), dualise and project < 1 ms. */
+ * scibench run fullerene_ff --size 200: 9.1e3 isomers/s. Without them (maxit 600) 6.0e4
+ * isomers/s: optimiser 152 ms (5.8e9 atom evaluations/s, ~4.1 TFLOP/s at 720 flop each),
+ * Tutte 15 ms (2181 sweeps per isomer at FF_TUTTE_TOL 1e-6), dualise and project < 1 ms. */
 #include <climits>
 #include <cmath>
 #include <cstdint>
