@@ -554,7 +554,8 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
     int k = 0, have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
 
-    while (!conv && it < maxit && isfinite(gg)) {
+    int stalls = 0;
+    while (!conv && it < maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
         ff_v3 gr = ld(s.g, B, t), d = ld(s.d, B, t);
         v1[0] = dot3(gr, d);
         block_sum(v1, red());
@@ -576,7 +577,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         /* line search on s(alpha) = grad E(x + alpha d).d; per evaluation one block sum of
          * s and of the two sums beta and |g|^2 need should this point be the one taken */
         double lo = 0, slo = s0, hi = 0, shi = 0, a_eval = alpha, num = 0, ggn = 0, et = 0;
-        int have_hi = 0, last = -1;
+        int have_hi = 0, last = -1, ok = 0;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             a_eval = alpha;
             et = evaluate(s, t, live, axpy_rn(ld(s.x, B, t), alpha, ld(s.d, B, t)), &gt);
@@ -587,7 +588,10 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
             block_sum(v3, red());
             const double sa = v3[0];
             num = v3[1], ggn = v3[2];
-            if (fabs(sa) <= FF_LS_CURV * fabs(s0)) break;
+            if (fabs(sa) <= FF_LS_CURV * fabs(s0)) { /* sa is block-reduced: every thread agrees */
+                ok = 1;
+                break;
+            }
             if (sa < 0) {
                 lo = alpha, slo = sa;
                 if (have_hi && last < 0) shi *= 0.5;
@@ -602,6 +606,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
          * already holds the next, unevaluated trial) */
         d = ld(s.d, B, t);
         st(s.x, B, t, axpy_rn(ld(s.x, B, t), a_eval, d));
+        stalls = ok ? 0 : stalls + 1;
         alpha_prev = a_eval, s0_prev = s0, have_prev = 1;
         double beta = num / gg;
         beta = beta > 0 ? beta : 0;
@@ -626,6 +631,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         r->iters = it;
         r->evals = evals;
         r->converged = conv;
+        r->stalled = stalls >= FF_LS_STALLS;
     }
 }
 

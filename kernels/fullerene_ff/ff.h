@@ -120,7 +120,8 @@ void ff_project(int N, const ff_atom *g, const double *xy, double *X);
  * previous step, then Illinois (modified regula falsi) steps until
  * |s| <= FF_LS_CURV |s(0)| or FF_LS_MAXEVAL evaluations (see optimise.c for the exact
  * rule). Converged when the RMS gradient sqrt(|g|^2 / 3N) <= gtol.
- * An isomer stops at convergence or after maxit iterations (default 50 N), flagged. */
+ * An isomer stops at convergence, after maxit iterations (default 50 N), or after
+ * FF_LS_STALLS line searches in a row ran out of evaluations (optimise.h), flagged. */
 typedef struct {
     double gtol;   /* RMS gradient tolerance, FFU/A */
     long maxit;    /* CG iterations */
@@ -133,6 +134,8 @@ typedef struct {
     int32_t evals;  /* energy+gradient evaluations */
     int32_t converged;
     int32_t tutte_sweeps;
+    int32_t stalled;  /* stopped after FF_LS_STALLS failed line searches in a row */
+    int32_t pad_;
 } ff_result;
 
 /* One isomer, scalar (the oracle): X (N*3) in: start geometry, out: optimised. */

@@ -190,7 +190,8 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
     long k = 0, it = 0;
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
-    while (!conv && it < o->maxit && isfinite(gg)) {
+    int stalls = 0;
+    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
         double s0 = vdot(nr, gr, d);
         if (s0 >= 0) {
 #pragma omp simd
@@ -199,7 +200,7 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
         }
         double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(vdot(nr, d, d) / N);
         double lo = 0, slo = s0, hi = 0, shi = 0, et = 0, ae = alpha;
-        int have_hi = 0, last = -1;
+        int have_hi = 0, last = -1, ok = 0;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             ae = alpha;
             double *restrict xr = xt;
@@ -209,7 +210,10 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
             et = energy_gradient(t, N, NP, xt, gt);
             evals++;
             const double s = vdot(nr, gt, d);
-            if (fabs(s) <= FF_LS_CURV * fabs(s0)) break;
+            if (fabs(s) <= FF_LS_CURV * fabs(s0)) {
+                ok = 1;
+                break;
+            }
             if (s < 0) {
                 lo = alpha, slo = s;
                 if (have_hi && last < 0) shi *= 0.5;
@@ -220,6 +224,7 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
             last = s < 0 ? -1 : 1;
             alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
+        stalls = ok ? 0 : stalls + 1;
         alpha_prev = ae, s0_prev = s0, have_prev = 1;
         double beta = 0;
         {
@@ -245,6 +250,7 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
     }
     for (int a = 0; a < N; a++) X[3 * a] = x[a], X[3 * a + 1] = x[NP + a], X[3 * a + 2] = x[2 * NP + a];
     r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
+    r->stalled = stalls >= FF_LS_STALLS;
 }
 
 static int omp_run(ff_batch *b)

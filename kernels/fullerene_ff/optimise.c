@@ -29,7 +29,8 @@
  *     last = s < 0 ? -1 : +1
  *     alpha = hi unset ? 2 alpha                                   (bracketing by doubling)
  *                      : lo - s_lo (hi - lo) / (s_hi - s_lo)       (Illinois step)
- *   after FF_LS_MAXEVAL evaluations without acceptance the last evaluated point is taken.
+ *   after FF_LS_MAXEVAL evaluations without acceptance the last evaluated point is taken;
+ *   FF_LS_STALLS such searches in a row stop the isomer (stalled, not converged).
  * The halving is the Illinois modification of regula falsi: an end kept twice in a row has
  * its s halved, so the false position cannot stall at one end.
  * Energy and gradient are always evaluated together (ff_energy_gradient); "evals" counts
@@ -68,7 +69,7 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     double *x = X, *xt = buf, *gr = buf + n, *gt = buf + 2 * n, *d = buf + 3 * n;
     r->iters = 0, r->converged = 0;
     if (!buf) {
-        r->energy = NAN, r->grms = NAN, r->evals = 0;
+        r->energy = NAN, r->grms = NAN, r->evals = 0, r->stalled = 0;
         return;
     }
     double e = ff_energy_gradient(N, g, x, gr);
@@ -80,7 +81,8 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
     long it = 0;
-    while (!conv && it < o->maxit && isfinite(gg)) {
+    int stalls = 0;
+    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
         double s0 = dot(n, gr, d);
         if (s0 >= 0) {
             for (int i = 0; i < n; i++) d[i] = -gr[i];
@@ -89,14 +91,17 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
         double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(dot(n, d, d) / N);
         /* line search */
         double lo = 0, slo = s0, hi = 0, shi = 0, et = 0, ae = alpha;
-        int have_hi = 0, last = -1;
+        int have_hi = 0, last = -1, ok = 0;
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             ae = alpha;
             for (int i = 0; i < n; i++) xt[i] = x[i] + alpha * d[i];
             et = ff_energy_gradient(N, g, xt, gt);
             evals++;
             const double s = dot(n, gt, d);
-            if (fabs(s) <= FF_LS_CURV * fabs(s0)) break;
+            if (fabs(s) <= FF_LS_CURV * fabs(s0)) {
+                ok = 1;
+                break;
+            }
             if (s < 0) {
                 lo = alpha, slo = s;
                 if (have_hi && last < 0) shi *= 0.5;
@@ -107,6 +112,7 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
             last = s < 0 ? -1 : 1;
             alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
+        stalls = ok ? 0 : stalls + 1;
         alpha_prev = ae, s0_prev = s0, have_prev = 1;
         double beta = 0;
         for (int i = 0; i < n; i++) beta += gt[i] * (gt[i] - gr[i]);
@@ -124,5 +130,6 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     }
     if (x != X) memcpy(X, x, sizeof(double) * n);
     r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
+    r->stalled = stalls >= FF_LS_STALLS;
     free(buf);
 }

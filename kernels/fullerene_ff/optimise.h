@@ -7,6 +7,11 @@
 #define FF_LS_CURV 0.1
 /* Line search: at most this many energy+gradient evaluations; then the last point is taken. */
 #define FF_LS_MAXEVAL 20
+/* Stall: an isomer whose last FF_LS_STALLS line searches all ran out of evaluations stops,
+ * not converged. Healthy isomers accept within a few evaluations; the few C200 isomers that
+ * never converge (0.08 %) otherwise spend 50 N iterations x 20 evaluations and set the time
+ * of a whole GPU batch. */
+#define FF_LS_STALLS 5
 /* First trial step of an isomer's first line search: the RMS atom displacement, Angstrom. */
 #define FF_LS_STEP0 0.05
 /* Default RMS gradient tolerance, FFU/Angstrom, and iteration cap per atom (ff_opts).
