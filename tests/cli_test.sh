@@ -99,7 +99,7 @@ expect_usage "isomers=abc" run $F --param isomers=abc
 expect_usage "isomers=0" run $F --param isomers=0
 expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
-expect_usage "replicate=0" run $F --param replicate=0
+expect_usage "fill=-1" run $F --param fill=-1
 
 # The cuda backend either runs or refuses with exit 2; never falls back.
 if "$SB" list 2>/dev/null | grep -q "cuda .*not available"; then

@@ -81,11 +81,9 @@ fullerene_ff)
   run $sb "$res" openmp_simd 60 "" --reps 5
   [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 60 "" --reps 5
   run $sb "$res" reference 60 .isomers-200 --reps 3 --param isomers=200
-  echo "== fullerene_ff cuda: throughput vs N, >= 10000 isomers per batch (replicated where C_N has fewer)"
+  echo "== fullerene_ff cuda: throughput vs N, >= 10000 isomers per batch (repeated where C_N has fewer)"
   for N in $(seq 20 10 200); do
-    n=$(awk -v N=$N '$1 == N {print $2}' kernels/fullerene_ff/data/A007894.txt)
-    r=1; [ -n "$n" ] && [ "$n" -lt 10000 ] && r=$(( (10000 + n - 1) / n ))
-    run $sb "$res" cuda $N .scan --reps 3 --param replicate=$r --param oracle=4
+    run $sb "$res" cuda $N .fill-10000 --reps 3 --param fill=10000 --param oracle=4
   done
   ;;
 esac

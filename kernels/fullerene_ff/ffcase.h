@@ -18,7 +18,7 @@ typedef struct {
     const char *spiral_file; /* NULL: generate */
     ff_opts opts;
     long oracle;             /* isomers re-run on the scalar reference for the oracle check */
-    long replicate;          /* the batch holds the isomers this many times (fills a GPU at small N) */
+    long fill;               /* repeat the isomers until the batch holds >= fill (fills a GPU at small N) */
     uint64_t seed;
 } ff_config;
 

@@ -11,7 +11,7 @@ static const sb_param_spec ff_params[] = {
     {"gtol", "1e-5", "convergence: RMS force-field gradient, FFU/Angstrom"},
     {"maxit", "50*N", "conjugate-gradient iteration cap per isomer (not converged isomers are flagged)"},
     {"oracle", "16", "isomers re-optimised by the scalar reference for the oracle check (0: none)"},
-    {"replicate", "1", "R: the batch holds the isomers R times (same results; fills a GPU when C_N has few isomers)"},
+    {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers"},
     {NULL, NULL, NULL}};
 
 static int ffk_setup(sb_case *c)

@@ -40,7 +40,7 @@ int ff_case_parse(sb_params *p, ff_config *cfg)
     int rc = sb_param_double(p, "gtol", FF_GTOL_DEFAULT, 1e-12, 1.0, &cfg->opts.gtol);
     if (!rc) rc = sb_param_long(p, "maxit", (long)FF_MAXIT_PER_ATOM * N, 1, 100000000L, &maxit);
     if (!rc) rc = sb_param_long(p, "oracle", 16, 0, 10000000L, &cfg->oracle);
-    if (!rc) rc = sb_param_long(p, "replicate", 1, 1, 1000000L, &cfg->replicate);
+    if (!rc) rc = sb_param_long(p, "fill", 0, 0, 10000000L, &cfg->fill);
     cfg->opts.maxit = maxit;
     return rc;
 }
@@ -142,19 +142,16 @@ static int generate(ff_case *fc)
         return SB_EXIT_USAGE;
     }
     fc->unique = M;
-    if (cfg->replicate > 1) {
-        if (M > 100000000L / cfg->replicate) {
-            sb_error("fullerene_ff: %ld isomers x replicate=%ld exceeds 1e8 isomers", M, cfg->replicate);
-            return SB_EXIT_USAGE;
-        }
-        ff_spiral *r = realloc(fc->spirals, (size_t)(M * cfg->replicate) * sizeof *r);
+    long copies = (cfg->fill + M - 1) / M; /* the batch repeats the isomers, whole copies */
+    if (copies > 1) {
+        ff_spiral *r = realloc(fc->spirals, (size_t)(M * copies) * sizeof *r);
         if (!r) {
-            sb_error("fullerene_ff: out of memory replicating %ld isomers %ld times", M, cfg->replicate);
+            sb_error("fullerene_ff: out of memory repeating %ld isomers %ld times (fill=%ld)", M, copies, cfg->fill);
             return SB_EXIT_RUNTIME;
         }
-        for (long k = 1; k < cfg->replicate; k++) memcpy(r + k * M, r, (size_t)M * sizeof *r);
+        for (long k = 1; k < copies; k++) memcpy(r + k * M, r, (size_t)M * sizeof *r);
         fc->spirals = r;
-        M *= cfg->replicate;
+        M *= copies;
     }
     fc->M = M;
     fc->gen_seconds = sb_clock_seconds() - t0;
