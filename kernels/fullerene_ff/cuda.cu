@@ -26,13 +26,10 @@
  * isomers 91 % take exactly the oracle's number of evaluations, all within 10 % (the
  * block sums add in another order; one isomer of the 10^4 ends in another local minimum).
  *
- * Throughput (H100, C200, 10^4 sampled isomers, gtol 1e-5): the batch is bound by its
- * slowest isomer. 8 of the 10^4 do not converge in the oracle either and spend 50 N
- * iterations with every line search running to FF_LS_MAXEVAL (~1.9e5 evaluations); alone
- * on its SM one block evaluates C200 in ~5.5 us, so such an isomer takes ~1 s by itself:
- * scibench run fullerene_ff --size 200: 9.1e3 isomers/s. Without them (maxit 600) 6.0e4
- * isomers/s: optimiser 152 ms (5.8e9 atom evaluations/s, ~4.1 TFLOP/s at 720 flop each),
- * Tutte 15 ms (2181 sweeps per isomer at FF_TUTTE_TOL 1e-6), dualise and project < 1 ms. */
+ * Throughput: the batch is bound by its slowest isomers, since a persistent block runs an
+ * isomer to its end. Isomers that never converge used to spend 50 N iterations with every
+ * line search running to FF_LS_MAXEVAL (~1 s each alone on an SM, 9.1e3 isomers/s for C200
+ * x 10^4); optimise.c's stall rule (FF_LS_STALLS) now stops them. Measured numbers: README.  */
 #include <climits>
 #include <cmath>
 #include <cstdint>
