@@ -8,14 +8,16 @@
  * Two kinds of spiral are searched. A canonical spiral starts at a pentagon (position 0)
  * whenever the isomer has any spiral that does, 0 being the smallest first position, so
  * spirals that start at a pentagon find almost every isomer. Not all: C100 has one isomer
- * (canonical spiral 2 8 9 23 24 28 29 37 41 45 46 52, 1-based) with no spiral from any
- * pentagon, which is why a pentagon-start search counts 285913 isomers of C100 where OEIS
- * A007894 has 285914. So spirals that start at a hexagon followed by a pentagon are searched
- * too, and one is kept when no pentagon start of its isomer gives a spiral and it is the
- * canonical spiral. An isomer whose spirals all start at a hexagon whose next face is also
- * a hexagon is still not generated; none exists up to C100 (the counts match OEIS A007894
- * for every N = 20..100, tools/isomer_counts.sh), and the first isomer with no spiral at
- * all is a C380.
+ * (canonical spiral 2 8 9 23 24 28 29 37 41 45 46 52, 1-based; its 12 pentagons form four
+ * triangles) with no spiral from any pentagon, which is why a pentagon-start search counts
+ * 285913 isomers of C100 where OEIS A007894 has 285914. So from N = HEX_START_N on, spirals
+ * that start at a hexagon followed by a pentagon are searched too, and one is kept when no
+ * pentagon start of its isomer gives a spiral and it is the canonical spiral. That search
+ * costs as much again as the pentagon-start one and finds nothing below C100 (run for every
+ * N = 20..98: no isomer without a pentagon-start spiral; and the counts match OEIS A007894
+ * for N = 20..100, tools/isomer_counts.sh), so it is skipped there. An isomer whose spirals
+ * all start at a hexagon followed by another hexagon is still not generated; none exists up
+ * to C100, and the first isomer with no spiral at all is a C380.
  *
  * Three prunings keep the search near the size of its output:
  *  1. Boundary length: a face that is not the last joins c = 2 + (closed fans) boundary
@@ -52,6 +54,7 @@
 #define LIVE_BITS 18         /* per-thread table of live states */
 #define ARENA_MAX ((size_t)256 << 20)
 #define DEAD_PROBES 8
+#define HEX_START_N 100      /* the smallest C_N with an isomer lacking a pentagon-start spiral */
 
 typedef struct {
     uint64_t key;
@@ -351,13 +354,15 @@ static int replay(dfs_ctx *c, uint64_t mask, int depth)
     return np;
 }
 
-/* The valid prefixes of the given depth (task masks), or -1 out of memory. */
-static long prefixes(dfs_ctx *c, int depth, uint64_t **t)
+/* The valid prefixes of the given depth (task masks), or -1 out of memory. hex: also those
+ * that start with a hexagon and a pentagon. */
+static long prefixes(dfs_ctx *c, int depth, int hex, uint64_t **t)
 {
     long n = 0, cap = 0;
     *t = NULL;
     for (uint64_t mask = 1; mask < (1ull << depth); mask++) {
-        if (!(mask & 3) || __builtin_popcountll(mask) > 12 || replay(c, mask, depth) < 0) continue;
+        if (!(mask & 1) && !(hex && (mask & 2))) continue;
+        if (__builtin_popcountll(mask) > 12 || replay(c, mask, depth) < 0) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 256;
             uint64_t *p = realloc(*t, (size_t)cap * sizeof *p);
@@ -417,7 +422,7 @@ long ff_enumerate(int N, ff_spiral **out, int nthreads)
     long ntask = 0;
     for (;;) {
         free(tasks);
-        ntask = prefixes(probe, depth, &tasks);
+        ntask = prefixes(probe, depth, N >= HEX_START_N, &tasks);
         if (ntask < 0 || ntask >= 256L * nthreads || depth >= 24 || depth >= F - 2) break;
         depth++;
     }
