@@ -106,7 +106,7 @@ const sb_kernel fullerene_ff_kernel = {
     .default_size = 60,
     .min_size = FF_MIN_N,
     .max_size = FF_MAX_N,
-    .ci_size = 40,
+    .ci_size = 50,
     .params = ff_params,
 #ifdef SB_HAVE_CUDA
     .has_backend = {1, 1, 1},
