@@ -573,8 +573,10 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
 
         /* line search on s(alpha) = grad E(x + alpha d).d; per evaluation one block sum of
          * s and of the two sums beta and |g|^2 need should this point be the one taken */
-        double lo = 0, slo = s0, hi = 0, shi = 0, a_eval = alpha, num = 0, ggn = 0, et = 0;
-        int have_hi = 0, last = -1, ok = 0;
+        double a_eval = alpha, num = 0, ggn = 0, et = 0;
+        int ok = 0;
+        ff_ls ls;
+        ff_ls_start(&ls, s0);
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             a_eval = alpha;
             et = evaluate(s, t, live, axpy_rn(ld(s.x, B, t), alpha, ld(s.d, B, t)), &gt);
@@ -585,19 +587,10 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
             block_sum(v3, red());
             const double sa = v3[0];
             num = v3[1], ggn = v3[2];
-            if (fabs(sa) <= FF_LS_CURV * fabs(s0)) { /* sa is block-reduced: every thread agrees */
+            if (ff_ls_step(&ls, &alpha, sa)) { /* sa is block-reduced: every thread agrees */
                 ok = 1;
                 break;
             }
-            if (sa < 0) {
-                lo = alpha, slo = sa;
-                if (have_hi && last < 0) shi *= 0.5;
-            } else {
-                if (last > 0) slo *= 0.5;
-                hi = alpha, shi = sa, have_hi = 1;
-            }
-            last = sa < 0 ? -1 : 1;
-            alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
         /* the point taken is the last one evaluated (after FF_LS_MAXEVAL failures `alpha`
          * already holds the next, unevaluated trial) */

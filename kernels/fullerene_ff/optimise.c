@@ -90,27 +90,20 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
         }
         double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(dot(n, d, d) / N);
         /* line search */
-        double lo = 0, slo = s0, hi = 0, shi = 0, et = 0, ae = alpha;
-        int have_hi = 0, last = -1, ok = 0;
+        double et = 0, ae = alpha;
+        int ok = 0;
+        ff_ls ls;
+        ff_ls_start(&ls, s0);
         for (int ev = 0; ev < FF_LS_MAXEVAL; ev++) {
             ae = alpha;
             for (int i = 0; i < n; i++) xt[i] = x[i] + alpha * d[i];
             et = ff_energy_gradient(N, g, xt, gt);
             evals++;
             const double s = dot(n, gt, d);
-            if (fabs(s) <= FF_LS_CURV * fabs(s0)) {
+            if (ff_ls_step(&ls, &alpha, s)) {
                 ok = 1;
                 break;
             }
-            if (s < 0) {
-                lo = alpha, slo = s;
-                if (have_hi && last < 0) shi *= 0.5;
-            } else {
-                if (last > 0) slo *= 0.5;
-                hi = alpha, shi = s, have_hi = 1;
-            }
-            last = s < 0 ? -1 : 1;
-            alpha = have_hi ? lo - slo * (hi - lo) / (shi - slo) : 2 * alpha;
         }
         stalls = ok ? 0 : stalls + 1;
         alpha_prev = ae, s0_prev = s0, have_prev = 1;

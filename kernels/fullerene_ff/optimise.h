@@ -21,4 +21,37 @@
 #define FF_GTOL_DEFAULT 1e-5
 #define FF_MAXIT_PER_ATOM 50
 
+
+#include "fullerene_ff/ff_physics.h" /* FF_HD */
+
+/* The line search's bracket, shared by every backend so that all of them take the same
+ * decisions from the same s values (optimise.c describes the rule). */
+typedef struct {
+    double s0, lo, slo, hi, shi;
+    int have_hi, last;
+} ff_ls;
+
+FF_HD void ff_ls_start(ff_ls *ls, double s0)
+{
+    ls->s0 = s0, ls->lo = 0, ls->slo = s0, ls->hi = 0, ls->shi = 0;
+    ls->have_hi = 0, ls->last = -1;
+}
+
+/* After evaluating s = s(alpha): 1 when alpha is accepted, else 0 and *alpha is the next
+ * trial (doubling until bracketed, then Illinois). */
+FF_HD int ff_ls_step(ff_ls *ls, double *alpha, double s)
+{
+    if (fabs(s) <= FF_LS_CURV * fabs(ls->s0)) return 1;
+    if (s < 0) {
+        ls->lo = *alpha, ls->slo = s;
+        if (ls->have_hi && ls->last < 0) ls->shi *= 0.5;
+    } else {
+        if (ls->last > 0) ls->slo *= 0.5;
+        ls->hi = *alpha, ls->shi = s, ls->have_hi = 1;
+    }
+    ls->last = s < 0 ? -1 : 1;
+    *alpha = ls->have_hi ? ls->lo - ls->slo * (ls->hi - ls->lo) / (ls->shi - ls->slo) : 2 * *alpha;
+    return 0;
+}
+
 #endif
