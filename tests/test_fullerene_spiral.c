@@ -226,6 +226,26 @@ static void test_invariance(void **state)
     free(list);
 }
 
+/* The smallest isomer without a spiral from any pentagon (C100, four triangles of pentagons):
+ * its canonical spiral starts at a hexagon, and it is invariant like any other. */
+static void test_hexagon_start(void **state)
+{
+    (void)state;
+    const int p[12] = {2, 8, 9, 23, 24, 28, 29, 37, 41, 45, 46, 52};
+    const ff_spiral s = from_one_based(p);
+    uint16_t dual[6 * FF_MAX_F];
+    assert_int_equal(ff_windup(100, &s, dual), 0);
+    ff_walker *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    ff_walker_init(w, 52, dual);
+    assert_int_equal(ff_has_pentagon_spiral(52, dual, w), 0);
+    free(w);
+    ff_spiral c;
+    assert_int_equal(ff_canonical_spiral(100, dual, &c), 0);
+    assert_memory_equal(c.pent, s.pent, sizeof c.pent);
+    check_invariance(100, &s, 99);
+}
+
 static void test_bad_duals(void **state)
 {
     (void)state;
@@ -400,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_c20_and_bad_spirals),
         cmocka_unit_test(test_random_spirals),
         cmocka_unit_test(test_invariance),
+        cmocka_unit_test(test_hexagon_start),
         cmocka_unit_test(test_bad_duals),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_enumerate_list),
