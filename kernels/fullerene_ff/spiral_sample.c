@@ -10,7 +10,8 @@
  * with the same prunings as the enumeration, until the spiral closes or the draw has used
  * DRAW_BUDGET_PER_FACE x F search nodes (then draw i gives nothing). A closed spiral is wound
  * up and replaced by its canonical spiral; the first M distinct canonical spirals, in draw
- * order, are the sample.
+ * order, are the sample. About 2/3 of the draws close at C200 and 2/5 at C400, and repeats
+ * are rare: 10000 isomers of C200 take about 3 s, 1000 of C400 about 1.3 s (2 cores).
  *
  * This is NOT uniform over the isomers: an isomer is drawn in proportion to how many of its
  * spirals the search reaches with these probabilities, and isomers with more spirals (less
