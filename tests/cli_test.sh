@@ -100,6 +100,15 @@ expect_usage "isomers=0" run $F --param isomers=0
 expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
+expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
+# The pipeline changes the timing, never the isomers or their results.
+plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
+piped=$("$SB" run $F --size 70 --param isomers=64 --param pipeline=16 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
+if [ -n "$plain" ] && [ "$(printf '%s' "$plain" | grep -o 'energy_mean.*')" = "$(printf '%s' "$piped" | grep -o 'energy_mean.*')" ]; then
+    ok
+else
+    bad "fullerene_ff pipeline=16 changed the results: '$plain' vs '$piped'"
+fi
 
 # The cuda backend either runs or refuses with exit 2; never falls back.
 if "$SB" list 2>/dev/null | grep -q "cuda .*not available"; then

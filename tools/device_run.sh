@@ -78,6 +78,7 @@ fullerene_ff)
   fi
   run $sb "$res" cuda 200 "" --reps 5
   run $sb "$res" cuda 60 .isomers-all --reps 5 --param isomers=all
+  run $sb "$res" cuda 200 .pipeline-2000 --reps 5 --param pipeline=2000
   run $sb "$res" openmp_simd 60 "" --reps 5
   [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 60 "" --reps 5
   run $sb "$res" reference 60 .isomers-200 --reps 3 --param isomers=200

@@ -58,6 +58,13 @@ long ff_enumerate(int N, ff_spiral **out, int nthreads);
  * C_N has fewer isomers), or -1. */
 long ff_sample(int N, long M, uint64_t seed, ff_spiral **out);
 
+/* ff_sample announcing its progress (the pipeline mode consumes isomers while they are
+ * drawn): after each merged batch of draws, publish(u, list, n) runs on the calling thread
+ * with the sample so far; its first n entries are final, but list may move afterwards, so
+ * copy what is needed. The result is ff_sample's. */
+typedef void (*ff_publish_fn)(void *u, const ff_spiral *list, long n);
+long ff_sample_stream(int N, long M, uint64_t seed, ff_spiral **out, ff_publish_fn publish, void *u);
+
 /* Reads isomers from a text file: one isomer per line, 12 whitespace-separated 1-based
  * pentagon positions; '#' starts a comment. Each spiral must wind up for C_N; a bad line
  * gives one error line (file:line and what is wrong) and SB_EXIT_USAGE. */

@@ -19,6 +19,7 @@ typedef struct {
     ff_opts opts;
     long oracle;             /* isomers re-run on the scalar reference for the oracle check */
     long fill;               /* repeat the isomers until the batch holds >= fill (fills a GPU at small N) */
+    long pipeline;           /* > 0: chunk size of the generation/backend pipeline (pipeline.c) */
     uint64_t seed;
 } ff_config;
 
@@ -48,6 +49,9 @@ int ff_batch_run_once(const ff_ops *ops, ff_batch *b);
 
 /* Winds up M spirals into M*F*6 dual entries; -1 and an error naming the spiral on failure. */
 int ff_windup_all(int N, const ff_spiral *s, long M, uint16_t *dual);
+
+/* pipeline.c: one timed repetition with generation overlapping the backend */
+int ff_pipeline_run(ff_case *fc);
 
 /* validate.c */
 int ff_validate_all(ff_case *fc, sb_backend b, sb_validation *v, sb_counters *cs);

@@ -12,6 +12,7 @@ static const sb_param_spec ff_params[] = {
     {"maxit", "50*N", "conjugate-gradient iteration cap per isomer (not converged isomers are flagged)"},
     {"oracle", "16", "isomers re-optimised by the scalar reference for the oracle check (0: none)"},
     {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers"},
+    {"pipeline", "0", "C > 0: time generation too, overlapped with the backend, which takes the isomers in chunks of C"},
     {NULL, NULL, NULL}};
 
 static int ffk_setup(sb_case *c)
@@ -35,6 +36,7 @@ static int ffk_setup(sb_case *c)
 static int ffk_prepare(sb_case *c)
 {
     ff_case *fc = c->state;
+    if (fc->cfg.pipeline) return SB_OK; /* each repetition prepares its chunks */
     int rc = fc->ops->prepare(&fc->b);
     if (rc || !fc->ops->launches) return rc;
     int n = fc->ops->launches(&fc->b, c->launch, SB_MAX_LAUNCH);
@@ -46,6 +48,11 @@ static int ffk_prepare(sb_case *c)
 static int ffk_run(sb_case *c)
 {
     ff_case *fc = c->state;
+    if (fc->cfg.pipeline) {
+        int rc = ff_pipeline_run(fc);
+        c->work.items = (double)fc->M; /* the sample may hold fewer than asked for */
+        return rc;
+    }
     return fc->ops->run(&fc->b);
 }
 
@@ -53,7 +60,7 @@ static int ffk_finish(sb_case *c)
 {
     ff_case *fc = c->state;
     ff_batch *b = &fc->b;
-    int rc = fc->ops->download(b);
+    int rc = fc->cfg.pipeline ? SB_OK : fc->ops->download(b); /* the pipeline downloads per chunk */
     if (rc) return rc;
     double iters = 0, evals = 0, conv = 0, sweeps = 0, emean = 0;
     for (long i = 0; i < b->M; i++) {

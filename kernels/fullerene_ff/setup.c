@@ -41,6 +41,12 @@ int ff_case_parse(sb_params *p, ff_config *cfg)
     if (!rc) rc = sb_param_long(p, "maxit", (long)FF_MAXIT_PER_ATOM * N, 1, 100000000L, &maxit);
     if (!rc) rc = sb_param_long(p, "oracle", 16, 0, 10000000L, &cfg->oracle);
     if (!rc) rc = sb_param_long(p, "fill", 0, 0, 10000000L, &cfg->fill);
+    if (!rc) rc = sb_param_long(p, "pipeline", 0, 0, 10000000L, &cfg->pipeline);
+    if (!rc && cfg->pipeline && (cfg->all || cfg->spiral_file || cfg->fill)) {
+        sb_error("fullerene_ff: pipeline=%ld draws a sample (isomers=M); not with isomers=all, spirals= or fill=",
+                 cfg->pipeline);
+        rc = SB_EXIT_USAGE;
+    }
     cfg->opts.maxit = maxit;
     return rc;
 }
@@ -166,15 +172,20 @@ int ff_case_create(ff_case *fc, const ff_config *cfg, sb_backend b)
         sb_error("fullerene_ff: this build has no %s backend for fullerene_ff", sb_backend_name(b));
         return SB_EXIT_USAGE;
     }
-    int rc = generate(fc);
-    if (rc) return rc;
+    if (cfg->pipeline) { /* run() generates; room for the M asked for */
+        fc->M = fc->unique = cfg->M;
+        fc->spirals = malloc((size_t)cfg->M * sizeof *fc->spirals);
+    } else {
+        int rc = generate(fc);
+        if (rc) return rc;
+    }
     size_t n = (size_t)fc->M * ff_faces(cfg->N) * 6;
-    if (!(fc->dual = malloc(n * sizeof *fc->dual))) {
+    if (!fc->spirals || !(fc->dual = malloc(n * sizeof *fc->dual))) {
         sb_error("fullerene_ff: out of memory for %ld dual graphs", fc->M);
         return SB_EXIT_RUNTIME;
     }
     double t0 = sb_clock_seconds();
-    if (ff_windup_all(cfg->N, fc->spirals, fc->M, fc->dual)) return SB_EXIT_USAGE;
+    if (!cfg->pipeline && ff_windup_all(cfg->N, fc->spirals, fc->M, fc->dual)) return SB_EXIT_USAGE;
     fc->windup_seconds = sb_clock_seconds() - t0;
     return ff_batch_alloc(&fc->b, cfg->N, fc->M, fc->dual, &cfg->opts);
 }

@@ -168,13 +168,22 @@ static long sample_enumerated(int N, long M, uint64_t seed, ff_spiral **out)
     return take;
 }
 
-long ff_sample(int N, long M, uint64_t seed, ff_spiral **out)
+/* The all-at-once ways announce their result once. */
+static long published(long n, ff_spiral **out, ff_publish_fn publish, void *u)
+{
+    if (n > 0 && publish) publish(u, *out, n);
+    return n;
+}
+
+long ff_sample(int N, long M, uint64_t seed, ff_spiral **out) { return ff_sample_stream(N, M, seed, out, NULL, NULL); }
+
+long ff_sample_stream(int N, long M, uint64_t seed, ff_spiral **out, ff_publish_fn publish, void *u)
 {
     if (!out) return -1;
     *out = NULL;
     if (M < 0 || (!ff_valid_n(N) && N != 22)) return -1;
     if (M == 0 || N == 22) return 0;
-    if (N <= SAMPLE_ENUM_N) return sample_enumerated(N, M, seed, out);
+    if (N <= SAMPLE_ENUM_N) return published(sample_enumerated(N, M, seed, out), out, publish, u);
 
     const int F = ff_faces(N), nthreads = omp_get_max_threads();
     const long batch = 64L * nthreads;
@@ -202,6 +211,7 @@ long ff_sample(int N, long M, uint64_t seed, ff_spiral **out)
             if (added < 0) failed = 1;
             stale = added > 0 ? 0 : stale + 1; /* a repeat, or a draw that did not close */
         }
+        if (!failed && publish && set.n > 0) publish(u, set.list, set.n < M ? set.n : M);
         if (set.n < M && stale > STALL_DRAWS && stale > 8 * set.n) break;
     }
     free(set.slot), free(got), free(ok);
@@ -211,7 +221,7 @@ long ff_sample(int N, long M, uint64_t seed, ff_spiral **out)
     }
     if (set.n < M) {
         free(set.list);
-        if (N <= SAMPLE_ENUM_MAX_N) return sample_enumerated(N, M, seed, out);
+        if (N <= SAMPLE_ENUM_MAX_N) return published(sample_enumerated(N, M, seed, out), out, publish, u);
         sb_error("fullerene_ff: only %ld distinct isomers of C%d found in random draws, %ld asked for", set.n,
                  N, M);
         return -1;
