@@ -551,8 +551,10 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
     int k = 0, have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
 
-    int stalls = 0;
-    while (!conv && it < maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
+    int stalls = 0, progressing = 1;
+    ff_progress pr;
+    ff_progress_start(&pr, gg);
+    while (!conv && it < maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
         ff_v3 gr = ld(s.g, B, t), d = ld(s.d, B, t);
         v1[0] = dot3(gr, d);
         block_sum(v1, red());
@@ -607,6 +609,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         gg = ggn;
         it++;
         conv = sqrt(gg / n) <= gtol;
+        progressing = ff_progress_ok(&pr, it, gg, N); /* gg is block-reduced: every thread agrees */
     }
 
     v1[0] = e;
@@ -621,7 +624,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         r->iters = it;
         r->evals = evals;
         r->converged = conv;
-        r->stalled = stalls >= FF_LS_STALLS;
+        r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
     }
 }
 

@@ -190,8 +190,10 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
     long k = 0, it = 0;
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
-    int stalls = 0;
-    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
+    int stalls = 0, progressing = 1;
+    ff_progress pr;
+    ff_progress_start(&pr, gg);
+    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
         double s0 = vdot(nr, gr, d);
         if (s0 >= 0) {
 #pragma omp simd
@@ -240,10 +242,11 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
         gg = vdot(nr, gr, gr);
         it++;
         conv = sqrt(gg / n) <= o->gtol;
+        progressing = ff_progress_ok(&pr, it, gg, N);
     }
     for (int a = 0; a < N; a++) X[3 * a] = x[a], X[3 * a + 1] = x[NP + a], X[3 * a + 2] = x[2 * NP + a];
     r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
-    r->stalled = stalls >= FF_LS_STALLS;
+    r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
 }
 
 static int omp_run(ff_batch *b)

@@ -30,7 +30,8 @@
  *     alpha = hi unset ? 2 alpha                                   (bracketing by doubling)
  *                      : lo - s_lo (hi - lo) / (s_hi - s_lo)       (Illinois step)
  *   after FF_LS_MAXEVAL evaluations without acceptance the last evaluated point is taken;
- *   FF_LS_STALLS such searches in a row stop the isomer (stalled, not converged).
+ *   FF_LS_STALLS such searches in a row stop the isomer (stalled, not converged), and so
+ *   does a best |g|^2 that has not fallen to a quarter for FF_PROGRESS_PER_ATOM N iterations.
  * The halving is the Illinois modification of regula falsi: an end kept twice in a row has
  * its s halved, so the false position cannot stall at one end.
  * Energy and gradient are always evaluated together (ff_energy_gradient); "evals" counts
@@ -81,8 +82,10 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     int have_prev = 0;
     double alpha_prev = 0, s0_prev = 0;
     long it = 0;
-    int stalls = 0;
-    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS) {
+    int stalls = 0, progressing = 1;
+    ff_progress pr;
+    ff_progress_start(&pr, gg);
+    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
         double s0 = dot(n, gr, d);
         if (s0 >= 0) {
             for (int i = 0; i < n; i++) d[i] = -gr[i];
@@ -120,9 +123,10 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
         gg = dot(n, gr, gr);
         it++;
         conv = sqrt(gg / n) <= o->gtol;
+        progressing = ff_progress_ok(&pr, it, gg, N);
     }
     if (x != X) memcpy(X, x, sizeof(double) * n);
     r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
-    r->stalled = stalls >= FF_LS_STALLS;
+    r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
     free(buf);
 }

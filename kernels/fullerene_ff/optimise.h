@@ -12,6 +12,12 @@
  * never converge (0.08 %) otherwise spend 50 N iterations x 20 evaluations and set the time
  * of a whole GPU batch. */
 #define FF_LS_STALLS 5
+/* Progress: an isomer stops (stalled, not converged) when its best |g|^2 has not fallen to a
+ * quarter (the RMS gradient halved) for FF_PROGRESS_PER_ATOM x N iterations. Converging
+ * isomers need at most ~2.5 N iterations in all (C400) and halve their gradient many times
+ * over; the few C200 isomers stuck at an RMS gradient of ~50 FFU/A otherwise run to the
+ * 50 N cap with ~6 evaluations per iteration and set a GPU batch's time. */
+#define FF_PROGRESS_PER_ATOM 2
 /* First trial step of an isomer's first line search: the RMS atom displacement, Angstrom. */
 #define FF_LS_STEP0 0.05
 /* Default RMS gradient tolerance, FFU/Angstrom, and iteration cap per atom (ff_opts).
@@ -52,6 +58,21 @@ FF_HD int ff_ls_step(ff_ls *ls, double *alpha, double s)
     ls->last = s < 0 ? -1 : 1;
     *alpha = ls->have_hi ? ls->lo - ls->slo * (ls->hi - ls->lo) / (ls->shi - ls->slo) : 2 * *alpha;
     return 0;
+}
+
+
+typedef struct {
+    double best_gg;
+    long best_it;
+} ff_progress;
+
+FF_HD void ff_progress_start(ff_progress *p, double gg) { p->best_gg = gg, p->best_it = 0; }
+
+/* After iteration it with |g|^2 = gg: 1 while the isomer still makes progress. */
+FF_HD int ff_progress_ok(ff_progress *p, long it, double gg, int N)
+{
+    if (gg <= 0.25 * p->best_gg) p->best_gg = gg, p->best_it = it;
+    return it - p->best_it < (long)FF_PROGRESS_PER_ATOM * N;
 }
 
 #endif
