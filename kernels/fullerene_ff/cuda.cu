@@ -527,7 +527,6 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
 {
     const int t = threadIdx.x, B = s.B;
     const bool live = t < N;
-    const int n = 3 * N;
     int rb = 0; /* the reduction buffer to use next */
     auto red = [&]() {
         double *p = s.red + rb * 3 * RED_STRIDE;
@@ -545,16 +544,11 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
     int evals = 1;
     double v1[1] = {dot3(gt, gt)};
     block_sum(v1, red());
-    double gg = v1[0];
-    /* !(gg finite): a broken isomer (dualise flagged it); optimise.c would iterate on NaN */
-    int conv = sqrt(gg / n) <= gtol, it = 0;
-    int k = 0, have_prev = 0;
-    double alpha_prev = 0, s0_prev = 0;
-
-    int stalls = 0, progressing = 1;
-    ff_progress pr;
-    ff_progress_start(&pr, gg);
-    while (!conv && it < maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
+    /* every scalar below is block-reduced, so every thread takes the same decisions; a
+     * non-finite |g|^2 (a broken isomer, flagged by dualise) stops the isomer at once */
+    ff_cg c;
+    ff_cg_start(&c, N, gtol, maxit, v1[0]);
+    while (ff_cg_running(&c)) {
         ff_v3 gr = ld(s.g, B, t), d = ld(s.d, B, t);
         v1[0] = dot3(gr, d);
         block_sum(v1, red());
@@ -562,16 +556,15 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         if (s0 >= 0) { /* restart */
             d = neg(gr);
             st(s.d, B, t, d);
-            s0 = -gg, k = 0;
+            s0 = ff_cg_restart(&c);
         }
-        double alpha;
-        if (have_prev) {
-            alpha = alpha_prev * s0_prev / s0;
-        } else {
+        double dd = 0;
+        if (ff_cg_needs_dd(&c)) {
             v1[0] = dot3(d, d);
             block_sum(v1, red());
-            alpha = FF_LS_STEP0 / sqrt(v1[0] / N);
+            dd = v1[0];
         }
+        double alpha = ff_cg_first_alpha(&c, s0, dd);
 
         /* line search on s(alpha) = grad E(x + alpha d).d; per evaluation one block sum of
          * s and of the two sums beta and |g|^2 need should this point be the one taken */
@@ -589,7 +582,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
             block_sum(v3, red());
             const double sa = v3[0];
             num = v3[1], ggn = v3[2];
-            if (ff_ls_step(&ls, &alpha, sa)) { /* sa is block-reduced: every thread agrees */
+            if (ff_ls_step(&ls, &alpha, sa)) {
                 ok = 1;
                 break;
             }
@@ -598,18 +591,11 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
          * already holds the next, unevaluated trial) */
         d = ld(s.d, B, t);
         st(s.x, B, t, axpy_rn(ld(s.x, B, t), a_eval, d));
-        stalls = ok ? 0 : stalls + 1;
-        alpha_prev = a_eval, s0_prev = s0, have_prev = 1;
-        double beta = num / gg;
-        beta = beta > 0 ? beta : 0;
-        if (++k >= n) beta = 0, k = 0;
+        const double beta = ff_cg_beta(&c, ok, a_eval, s0, num);
         st(s.d, B, t, neg_axpy_rn(gt, beta, d));
         st(s.g, B, t, gt);
         e = et;
-        gg = ggn;
-        it++;
-        conv = sqrt(gg / n) <= gtol;
-        progressing = ff_progress_ok(&pr, it, gg, N); /* gg is block-reduced: every thread agrees */
+        ff_cg_next(&c, ggn);
     }
 
     v1[0] = e;
@@ -618,14 +604,7 @@ __device__ __forceinline__ void optimise_isomer(const opt_smem_view &s, const ff
         x = ld(s.x, B, t);
         X[3 * t] = x.x, X[3 * t + 1] = x.y, X[3 * t + 2] = x.z;
     }
-    if (t == 0) { /* tutte_sweeps is the Tutte stage's */
-        r->energy = v1[0];
-        r->grms = sqrt(gg / n);
-        r->iters = it;
-        r->evals = evals;
-        r->converged = conv;
-        r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
-    }
+    if (t == 0) ff_cg_result(&c, v1[0], evals, r); /* tutte_sweeps is the Tutte stage's */
 }
 
 /* Persistent blocks: each takes the next isomer from *queue until the batch is done. */

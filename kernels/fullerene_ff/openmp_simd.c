@@ -178,29 +178,23 @@ static double vdot(int n, const double *restrict a, const double *restrict b)
 /* ff_optimise (optimise.c documents the algorithm), on the thread's rows. */
 static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o, ff_result *r)
 {
-    const int n = 3 * N, nr = 3 * NP; /* components; row elements incl. zero padding */
+    const int nr = 3 * NP; /* row elements incl. zero padding */
     double *x = t->x, *xt = t->xt, *gr = t->g, *gt = t->gt, *restrict d = t->d;
     for (int a = 0; a < N; a++) x[a] = X[3 * a], x[NP + a] = X[3 * a + 1], x[2 * NP + a] = X[3 * a + 2];
     double e = energy_gradient(t, N, NP, x, gr);
     int evals = 1;
-    double gg = vdot(nr, gr, gr);
-    int conv = sqrt(gg / n) <= o->gtol;
+    ff_cg c;
+    ff_cg_start(&c, N, o->gtol, o->maxit, vdot(nr, gr, gr));
 #pragma omp simd
     for (int i = 0; i < nr; i++) d[i] = -gr[i];
-    long k = 0, it = 0;
-    int have_prev = 0;
-    double alpha_prev = 0, s0_prev = 0;
-    int stalls = 0, progressing = 1;
-    ff_progress pr;
-    ff_progress_start(&pr, gg);
-    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
+    while (ff_cg_running(&c)) {
         double s0 = vdot(nr, gr, d);
         if (s0 >= 0) {
 #pragma omp simd
             for (int i = 0; i < nr; i++) d[i] = -gr[i];
-            s0 = -gg, k = 0;
+            s0 = ff_cg_restart(&c);
         }
-        double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(vdot(nr, d, d) / N);
+        double alpha = ff_cg_first_alpha(&c, s0, ff_cg_needs_dd(&c) ? vdot(nr, d, d) : 0);
         double et = 0, ae = alpha;
         int ok = 0;
         ff_ls ls;
@@ -219,17 +213,13 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
                 break;
             }
         }
-        stalls = ok ? 0 : stalls + 1;
-        alpha_prev = ae, s0_prev = s0, have_prev = 1;
-        double beta = 0;
+        double num = 0;
         {
             const double *restrict a = gt, *restrict b = gr;
-#pragma omp simd reduction(+ : beta)
-            for (int i = 0; i < nr; i++) beta += a[i] * (a[i] - b[i]);
+#pragma omp simd reduction(+ : num)
+            for (int i = 0; i < nr; i++) num += a[i] * (a[i] - b[i]);
         }
-        beta = beta / gg;
-        beta = beta > 0 ? beta : 0;
-        if (++k >= n) beta = 0, k = 0;
+        const double beta = ff_cg_beta(&c, ok, ae, s0, num);
         {
             const double *restrict a = gt;
 #pragma omp simd
@@ -239,14 +229,10 @@ static void optimise_simd(thr_buf *t, int N, int NP, double *X, const ff_opts *o
         x = xt, xt = tmp;
         tmp = gr, gr = gt, gt = tmp;
         e = et;
-        gg = vdot(nr, gr, gr);
-        it++;
-        conv = sqrt(gg / n) <= o->gtol;
-        progressing = ff_progress_ok(&pr, it, gg, N);
+        ff_cg_next(&c, vdot(nr, gr, gr));
     }
     for (int a = 0; a < N; a++) X[3 * a] = x[a], X[3 * a + 1] = x[NP + a], X[3 * a + 2] = x[2 * NP + a];
-    r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
-    r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
+    ff_cg_result(&c, e, evals, r);
 }
 
 static int omp_run(ff_batch *b)

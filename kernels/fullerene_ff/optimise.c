@@ -75,23 +75,16 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
     }
     double e = ff_energy_gradient(N, g, x, gr);
     int evals = 1;
-    double gg = dot(n, gr, gr);
-    int conv = sqrt(gg / n) <= o->gtol;
+    ff_cg c;
+    ff_cg_start(&c, N, o->gtol, o->maxit, dot(n, gr, gr));
     for (int i = 0; i < n; i++) d[i] = -gr[i];
-    long k = 0;
-    int have_prev = 0;
-    double alpha_prev = 0, s0_prev = 0;
-    long it = 0;
-    int stalls = 0, progressing = 1;
-    ff_progress pr;
-    ff_progress_start(&pr, gg);
-    while (!conv && it < o->maxit && isfinite(gg) && stalls < FF_LS_STALLS && progressing) {
+    while (ff_cg_running(&c)) {
         double s0 = dot(n, gr, d);
         if (s0 >= 0) {
             for (int i = 0; i < n; i++) d[i] = -gr[i];
-            s0 = -gg, k = 0;
+            s0 = ff_cg_restart(&c);
         }
-        double alpha = have_prev ? alpha_prev * s0_prev / s0 : FF_LS_STEP0 / sqrt(dot(n, d, d) / N);
+        double alpha = ff_cg_first_alpha(&c, s0, ff_cg_needs_dd(&c) ? dot(n, d, d) : 0);
         /* line search */
         double et = 0, ae = alpha;
         int ok = 0;
@@ -108,25 +101,17 @@ void ff_optimise(int N, const ff_atom *g, double *X, const ff_opts *o, ff_result
                 break;
             }
         }
-        stalls = ok ? 0 : stalls + 1;
-        alpha_prev = ae, s0_prev = s0, have_prev = 1;
-        double beta = 0;
-        for (int i = 0; i < n; i++) beta += gt[i] * (gt[i] - gr[i]);
-        beta = beta / gg;
-        beta = beta > 0 ? beta : 0;
-        if (++k >= n) beta = 0, k = 0;
+        double num = 0;
+        for (int i = 0; i < n; i++) num += gt[i] * (gt[i] - gr[i]);
+        const double beta = ff_cg_beta(&c, ok, ae, s0, num);
         for (int i = 0; i < n; i++) d[i] = -gt[i] + beta * d[i];
         double *tmp = x;
         x = xt, xt = tmp;
         tmp = gr, gr = gt, gt = tmp;
         e = et;
-        gg = dot(n, gr, gr);
-        it++;
-        conv = sqrt(gg / n) <= o->gtol;
-        progressing = ff_progress_ok(&pr, it, gg, N);
+        ff_cg_next(&c, dot(n, gr, gr));
     }
     if (x != X) memcpy(X, x, sizeof(double) * n);
-    r->energy = e, r->grms = sqrt(gg / n), r->iters = (int32_t)it, r->evals = evals, r->converged = conv;
-    r->stalled = !conv && (stalls >= FF_LS_STALLS || !progressing);
+    ff_cg_result(&c, e, evals, r);
     free(buf);
 }

@@ -75,4 +75,74 @@ FF_HD int ff_progress_ok(ff_progress *p, long it, double gg, int N)
     return it - p->best_it < (long)FF_PROGRESS_PER_ATOM * N;
 }
 
+/* The conjugate gradient's scalar state and every decision it takes (restart, first trial
+ * step, Polak-Ribiere+ beta, periodic restart, stopping), shared by the three backends; the
+ * vector work (evaluations, dot products, updates of x, g, d) is each backend's own. */
+typedef struct {
+    int N;
+    double gtol;
+    long maxit;
+    long it, k;               /* iterations; iterations since the last restart */
+    int have_prev, stalls, progressing, conv;
+    double alpha_prev, s0_prev; /* the last step taken and its s(0) */
+    double gg;                /* |g|^2 at x */
+    ff_progress pr;
+} ff_cg;
+
+FF_HD void ff_cg_start(ff_cg *c, int N, double gtol, long maxit, double gg)
+{
+    c->N = N, c->gtol = gtol, c->maxit = maxit, c->it = 0, c->k = 0;
+    c->have_prev = 0, c->stalls = 0, c->progressing = 1, c->alpha_prev = 0, c->s0_prev = 0, c->gg = gg;
+    c->conv = sqrt(gg / (3 * N)) <= gtol;
+    ff_progress_start(&c->pr, gg);
+}
+
+/* Another iteration? Not after convergence, the cap, a non-finite gradient or a stall. */
+FF_HD int ff_cg_running(const ff_cg *c)
+{
+    return !c->conv && c->it < c->maxit && isfinite(c->gg) && c->stalls < FF_LS_STALLS && c->progressing;
+}
+
+/* s0 = g.d >= 0: the caller sets d = -g; this is the new s0. */
+FF_HD double ff_cg_restart(ff_cg *c)
+{
+    c->k = 0;
+    return -c->gg;
+}
+
+/* The first trial step needs d.d only for an isomer's first line search. */
+FF_HD int ff_cg_needs_dd(const ff_cg *c) { return !c->have_prev; }
+FF_HD double ff_cg_first_alpha(const ff_cg *c, double s0, double dd)
+{
+    return c->have_prev ? c->alpha_prev * c->s0_prev / s0 : FF_LS_STEP0 / sqrt(dd / c->N);
+}
+
+/* After the line search (ok: it accepted alpha; alpha: the step taken; num = g1.(g1 - g0)):
+ * beta for d = -g1 + beta d. */
+FF_HD double ff_cg_beta(ff_cg *c, int ok, double alpha, double s0, double num)
+{
+    c->stalls = ok ? 0 : c->stalls + 1;
+    c->alpha_prev = alpha, c->s0_prev = s0, c->have_prev = 1;
+    double beta = num / c->gg;
+    beta = beta > 0 ? beta : 0;
+    if (++c->k >= 3 * c->N) beta = 0, c->k = 0;
+    return beta;
+}
+
+/* The iteration ends at the new point, |g|^2 = gg there. */
+FF_HD void ff_cg_next(ff_cg *c, double gg)
+{
+    c->gg = gg;
+    c->it++;
+    c->conv = sqrt(gg / (3 * c->N)) <= c->gtol;
+    c->progressing = ff_progress_ok(&c->pr, c->it, gg, c->N);
+}
+
+FF_HD void ff_cg_result(const ff_cg *c, double e, int evals, ff_result *r)
+{
+    r->energy = e, r->grms = sqrt(c->gg / (3 * c->N)), r->iters = (int32_t)c->it, r->evals = evals;
+    r->converged = c->conv;
+    r->stalled = !c->conv && (c->stalls >= FF_LS_STALLS || !c->progressing);
+}
+
 #endif
