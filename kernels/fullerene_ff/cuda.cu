@@ -736,10 +736,7 @@ int cu_prepare(ff_batch *b)
     st->F = b->F;
     st->M = (int)b->M;
     st->block = (b->N + WARP - 1) / WARP * WARP;
-    /* reference.c's defaults for options left at 0 */
-    st->opts = b->opts;
-    if (st->opts.gtol <= 0) st->opts.gtol = FF_GTOL_DEFAULT;
-    if (st->opts.maxit <= 0) st->opts.maxit = (long)FF_MAXIT_PER_ATOM * b->N;
+    st->opts = ff_opts_resolved(b->opts, b->N);
     const size_t M = (size_t)b->M, N = (size_t)b->N, F = (size_t)b->F;
 
     size_t free_b = 0, total_b = 0;

@@ -239,9 +239,7 @@ static int omp_run(ff_batch *b)
 {
     omp_state *st = b->dev;
     const int N = b->N, F = b->F, NP = st->NP;
-    ff_opts o = b->opts;
-    if (o.gtol <= 0) o.gtol = FF_GTOL_DEFAULT;
-    if (o.maxit <= 0) o.maxit = (long)FF_MAXIT_PER_ATOM * N;
+    const ff_opts o = ff_opts_resolved(b->opts, N);
     int fail = 0, used = 1;
     double ts[4] = {0, 0, 0, 0};
 #pragma omp parallel reduction(+ : ts[:4]) reduction(| : fail)

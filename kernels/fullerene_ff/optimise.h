@@ -30,6 +30,14 @@
 
 #include "fullerene_ff/ff_physics.h" /* FF_HD */
 
+/* Options left at 0 take the defaults (every backend accepts a batch built that way). */
+static inline ff_opts ff_opts_resolved(ff_opts o, int N)
+{
+    if (o.gtol <= 0) o.gtol = FF_GTOL_DEFAULT;
+    if (o.maxit <= 0) o.maxit = (long)FF_MAXIT_PER_ATOM * N;
+    return o;
+}
+
 /* The line search's bracket, shared by every backend so that all of them take the same
  * decisions from the same s values (optimise.c describes the rule). */
 typedef struct {

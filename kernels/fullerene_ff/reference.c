@@ -25,9 +25,7 @@ static int ref_prepare(ff_batch *b)
 static int ref_run(ff_batch *b)
 {
     const int N = b->N, F = b->F;
-    ff_opts o = b->opts;
-    if (o.gtol <= 0) o.gtol = FF_GTOL_DEFAULT;
-    if (o.maxit <= 0) o.maxit = (long)FF_MAXIT_PER_ATOM * N;
+    const ff_opts o = ff_opts_resolved(b->opts, N);
     double xy[2 * FF_MAX_N];
     ff_stage_times t = {0, 0, 0, 0};
     for (long m = 0; m < b->M; m++) {
