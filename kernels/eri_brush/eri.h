@@ -1,0 +1,258 @@
+/* eri_brush: the contract between the parts of the kernel (inputs, pairs and quartets,
+ * Boys function, reference, generated class code, backends, validation).
+ *
+ * Conventions (identical to libint2 2.7's defaults, so results compare element by element):
+ *  - Shells in atom order, and within an atom in the order of the basis file; an SP shell
+ *    becomes an S shell followed by a P shell.
+ *  - Cartesian components of a shell with angular momentum l: lx = l..0, then ly = l-lx..0
+ *    (d: xx, xy, xz, yy, yz, zz); every component carries the normalisation of x^l.
+ *  - Pure (solid-harmonic) functions m = -l..l, real and unit-normalised, for l >= 2 only;
+ *    s and p shells are Cartesian (p: x, y, z) as libint2 builds them from a basis file.
+ *    `pure = 0` makes d shells Cartesian too (--param cartesian=1).
+ *  - Lengths in bohr (a0 = 0.529177210903 Angstrom, CODATA 2018), integrals in hartree.
+ */
+#ifndef ERI_H
+#define ERI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define ERI_HD __host__ __device__
+#define ERI_RESTRICT __restrict__
+#else
+#define ERI_HD
+#ifdef __cplusplus
+#define ERI_RESTRICT __restrict__
+#else
+#define ERI_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ERI_BOHR_ANGSTROM 0.529177210903 /* Angstrom per bohr, CODATA 2018 */
+#define ERI_LMAX 2                       /* highest shell angular momentum compiled (d) */
+#define ERI_MAXPRIM 24                   /* primitives per shell */
+#define ERI_NCART(l) (((l) + 1) * ((l) + 2) / 2)
+#define ERI_NSPH(l) (2 * (l) + 1)
+/* Shell-pair classes (la >= lb): index la(la+1)/2 + lb; quartet classes (bra pair class >=
+ * ket pair class): index pb(pb+1)/2 + pk. l <= 2: 6 pair classes, 21 quartet classes. */
+#define ERI_NPAIRCLASS ((ERI_LMAX + 1) * (ERI_LMAX + 2) / 2)
+#define ERI_NCLASS (ERI_NPAIRCLASS * (ERI_NPAIRCLASS + 1) / 2)
+#define ERI_BOYS_MMAX (4 * ERI_LMAX) /* highest Boys order a class needs */
+
+static inline int eri_pair_class(int la, int lb) { return la * (la + 1) / 2 + lb; } /* la >= lb */
+static inline int eri_quartet_class(int pb, int pk) { return pb * (pb + 1) / 2 + pk; } /* pb >= pk */
+
+/* ---- molecule and basis (input.c, basis.c) ------------------------------------------ */
+typedef struct {
+    int Z;
+    double xyz[3]; /* bohr */
+} eri_atom;
+
+typedef struct {
+    char name[64];
+    int natom;
+    eri_atom *atom;
+} eri_molecule;
+
+/* XYZ file (count line, comment line, "Sym x y z" lines in Angstrom). 0, or SB_EXIT_USAGE
+ * with "file:line: reason" printed. */
+int eri_read_xyz(const char *path, eri_molecule *m);
+/* A cluster of n water molecules, deterministic from the seed (geometry documented in
+ * input.c): O-H 0.9572 A, H-O-H 104.52 deg, molecules on a jittered cubic grid. */
+int eri_water_cluster(int n, uint64_t seed, eri_molecule *m);
+void eri_molecule_free(eri_molecule *m);
+/* "H" -> 1 ... "Kr" -> 36; 0 when unknown. */
+int eri_element_z(const char *sym);
+const char *eri_element_symbol(int Z);
+
+typedef struct {
+    int l, nprim, atom, pure;
+    int bf0;  /* index of the shell's first basis function */
+    int nbf;  /* ERI_NSPH(l) when pure, else ERI_NCART(l) */
+    double O[3];
+    double alpha[ERI_MAXPRIM];
+    double coef[ERI_MAXPRIM]; /* x^l primitive normalisation and contracted normalisation
+                                 folded in, as libint2's Shell does */
+} eri_shell;
+
+typedef struct {
+    char name[64];
+    int nshell, nbf, lmax, maxprim;
+    eri_shell *sh;
+} eri_basis;
+
+/* Gaussian-94 basis file (**** separators, D exponents, SP split into S then P) for the
+ * elements of m. pure: 1 solid harmonics for l >= 2 (libint2's default for these basis
+ * sets), 0 Cartesian everywhere. Errors (missing element, l > ERI_LMAX, malformed line)
+ * print "file:line: reason" and return SB_EXIT_USAGE. */
+int eri_basis_build(const char *g94_path, const eri_molecule *m, int pure, eri_basis *b);
+void eri_basis_free(eri_basis *b);
+/* kernels/eri_brush/data/basis/<name>.g94 relative to the source tree, or SB_DATA env. */
+int eri_data_path(const char *rel, char *out, size_t n);
+
+/* ---- Boys function (boys.h, boys.c) --------------------------------------------------
+ * F_m(T) = int_0^1 t^(2m) exp(-T t^2) dt for m = 0..mmax, mmax <= ERI_BOYS_MMAX, absolute
+ * error <= 1e-14 for every T >= 0. The table is plain doubles so a backend copies it to
+ * device memory as is:
+ *   ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double *F);
+ *   const double *eri_boys_table(void);   initialised once, thread safe
+ *   size_t eri_boys_table_len(void);      in doubles */
+
+/* ---- shell pairs, primitive pairs, screened quartets (pairs.c) ---------------------- */
+/* One primitive pair of a shell pair (A, B), with A the shell of higher (or equal) l:
+ *   p = a + b,  P = (aA + bB)/p,  PA = P - A,  PB = P - B,
+ *   K = c_a c_b exp(-ab/p |A-B|^2) * sqrt(2) pi^(5/4) / p,
+ * so that a primitive quartet's prefactor 2 pi^(5/2) / (p q sqrt(p+q)) * (bra and ket
+ * coefficients) is K_bra K_ket / sqrt(p + q). */
+typedef struct {
+    double p, K;
+    double P[3], PA[3], PB[3];
+    double pad_;
+} eri_prim;
+
+typedef struct {
+    int a, b;      /* shell indices; l(a) >= l(b) (ties: a >= b) */
+    int la, lb, cls; /* cls = eri_pair_class(la, lb) */
+    int npp, pp0;  /* primitive pairs prim[pp0 .. pp0+npp) */
+    double AB[3];  /* A - B */
+    double schwarz; /* sqrt(max |(ab|ab)|) over the pair's functions */
+} eri_pair;
+
+typedef struct {
+    long npair, nprim;
+    eri_pair *pair;
+    eri_prim *prim;
+} eri_pairs;
+
+/* A canonical shell quartet (P|Q): pair P's class >= pair Q's class, and P >= Q when the
+ * classes are equal. Every unique shell quartet of 8-fold symmetry appears exactly once. */
+typedef struct {
+    int P, Q;
+} eri_quartet;
+
+enum { ERI_PATH_HGP = 0, ERI_PATH_MD = 1, ERI_NPATH = 2 };
+
+/* A run of quartets of one class and one contraction pattern (npp of bra and ket): the
+ * unit of dispatch (one CUDA launch; one OpenMP work list). */
+typedef struct {
+    int cls, path;  /* path chosen by eri_path_choose() */
+    int nb, nk;     /* primitive pairs of bra and ket */
+    long q0, q1;    /* quartets q[q0 .. q1) */
+} eri_segment;
+
+typedef struct {
+    long nq;
+    eri_quartet *q;   /* sorted by class, then (nb, nk), then P, Q */
+    int nseg;
+    eri_segment *seg;
+    long *store_off;  /* store mode: first integral of quartet i; store_off[nq] = total */
+    double neris;     /* integrals in the list (sum of block sizes) */
+    double nprimq;    /* primitive quartets (sum of nb * nk) */
+    double flops;     /* from the per-class flop model for the chosen paths */
+} eri_worklist;
+
+/* Builds pairs (and their Schwarz factors, with the scalar reference). */
+int eri_pairs_build(const eri_basis *b, eri_pairs *ps);
+void eri_pairs_free(eri_pairs *ps);
+/* Screened canonical quartets (schwarz_P * schwarz_Q >= screen), sorted into segments. */
+int eri_worklist_build(const eri_basis *b, const eri_pairs *ps, double screen, eri_worklist *w);
+/* A worklist from explicit quartets (validation samples); sorts and segments them. */
+int eri_worklist_from(const eri_basis *b, const eri_pairs *ps, const eri_quartet *q, long nq,
+                      eri_worklist *w);
+void eri_worklist_free(eri_worklist *w);
+
+/* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */
+/* D(i,j) = D(j,i) in [-1, 1) from splitmix64 of (seed, min, max), scaled by
+ * 1/(1 + |i - j|) so that it decays off the diagonal like a real density. Plain C on
+ * purpose: tools/eri_libint2.cpp builds the same D. */
+static inline double eri_density_elem(uint64_t seed, int i, int j)
+{
+    uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + (hi << 32 | lo) + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
+    double d = (double)(hi - lo);
+    return (2.0 * u - 1.0) / (1.0 + d);
+}
+
+/* Coulomb matrix from unique quartets. For a canonical quartet (ab|cd), P = (a,b), Q = (c,d),
+ * with block I[i][j][k][l] (i in a, j in b, k in c, l in d; global function indices):
+ *   M[i][j] += f_cd * sum_kl I D[k][l],   f_cd = (c == d) ? 1 : 2
+ *   M[k][l] += f_ab * sum_ij I D[i][j]    only when P != Q,  f_ab = (a == b) ? 1 : 2
+ * Then J = M + M^T for function pairs on different shells and J = M on a shell's own
+ * diagonal block: eri_coulomb_finish() does that in place (M -> J). */
+void eri_coulomb_finish(const eri_basis *b, double *M);
+
+/* ---- one batch on one backend ------------------------------------------------------- */
+enum { ERI_MODE_DIGEST = 0, ERI_MODE_STORE = 1 };
+
+typedef struct eri_batch {
+    const eri_basis *bas;
+    const eri_pairs *ps;
+    const eri_worklist *w;
+    const double *boys;   /* host Boys table (boys.h) */
+    int mode;
+    const double *D;      /* nbf*nbf, row-major, symmetric */
+    double *M;            /* digest: nbf*nbf output (before eri_coulomb_finish), host */
+    double *store;        /* store: w->store_off[nq] integrals, host */
+    int threads;          /* OpenMP: threads used (reported) */
+    double *seg_seconds;  /* optional, nseg: per-segment time of the last run (CUDA events /
+                             wall clock); NULL when not measured */
+    void *dev;            /* backend private */
+} eri_batch;
+
+typedef struct eri_ops {
+    int (*prepare)(eri_batch *b);  /* allocate, upload; untimed */
+    int (*run)(eri_batch *b);      /* one timed evaluation of the worklist */
+    int (*download)(eri_batch *b); /* M or store to the host */
+    void (*release)(eri_batch *b);
+    /* CUDA: launch configurations for the report (may be NULL) */
+    int (*launches)(eri_batch *b, void *sb_launch_array, int max);
+} eri_ops;
+
+extern const eri_ops eri_ops_reference, eri_ops_openmp_simd, eri_ops_cuda;
+
+/* Scalar reference (reference.c): Cartesian or pure block of one quartet, generic loops
+ * (Obara-Saika VRR + horizontal transfer), independent of the generated code. Block order
+ * [i][j][k][l] over shells (a, b, c, d) as given; any l order. */
+void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *out);
+
+
+/* ---- generated class code (gen/eri_gen.py -> $(BUILD)/gen/eri_brush/) ---------------
+ * eri_gen_code.h, for every class (la lb|lc ld) with la >= lb, lc >= ld and
+ * pair class (la,lb) >= pair class (lc,ld), straight-line code per path:
+ *   ERI_HD static inline void eri_hgp_<la><lb><lc><ld>(const eri_prim *bra, int nb,
+ *       const eri_prim *ket, int nk, const double *AB, const double *CD,
+ *       const double *boys_table, double *ERI_RESTRICT out);
+ *   ERI_HD static inline void eri_md_<la><lb><lc><ld>(same arguments);
+ * out: contracted Cartesian block [ncart(la)][ncart(lb)][ncart(lc)][ncart(ld)], libint2 order.
+ *   ERI_HD static inline void eri_sph_<la><lb><lc><ld>(const double *cart, double *out);
+ * turns the d shells (l >= 2) of a Cartesian block into pure functions; s and p pass through.
+ * eri_gen_info.h: ERI_GEN_CLASSES(X), one X(cls, la, lb, lc, ld) per class, and the flop
+ * counts of each emitted function (ERI_GEN_FLOPS table, included by classinfo.c only).
+ * HGP = Obara-Saika vertical recurrence on primitives, contraction, then horizontal transfer
+ * (Head-Gordon-Pople); MD = McMurchie-Davidson Hermite expansion per primitive quartet. */
+
+/* ---- per-class model and path choice (classinfo.c, from the generated tables) -------- */
+typedef struct {
+    int la, lb, lc, ld;
+    double flops_prim[ERI_NPATH];  /* per primitive quartet */
+    double flops_contr[ERI_NPATH]; /* per contracted quartet (HRR, transforms) */
+} eri_class_info;
+const eri_class_info *eri_class(int cls);
+/* Cheaper path for nb * nk primitive quartets of class cls (flop model); ERI_PATH env or
+ * --param path=hgp|md|auto overrides through `forced` (-1: auto). */
+int eri_path_choose(int cls, int nb, int nk, int forced);
+double eri_quartet_flops(int cls, int path, int nb, int nk, int pure);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
