@@ -1,0 +1,77 @@
+/* Boys function F_m(T), m = 0..mmax, for host and CUDA device code (contract in eri.h).
+ *
+ * T < ERI_BOYS_TMAX: Taylor expansion of F_mmax about the nearest grid point T_i = i/16
+ * (dF_m/dT = -F_{m+1}, so the table's higher orders are the derivatives), e^{-T} as
+ * e^{-T_i} times a polynomial in the offset, then downward recursion
+ * F_{m-1} = (2T F_m + e^{-T}) / (2m - 1), which never increases the relative error.
+ * T >= ERI_BOYS_TMAX: F_0 = sqrt(pi/T)/2 and F_m = F_{m-1} (2m-1)/(2T); the dropped terms
+ * are below e^{-T}/T * 2 < 1e-17 there.
+ * The grid spacing is a power of two so that T_i and the offset T - T_i are exact, and with
+ * |offset| <= 1/32 the 8-term Taylor series leaves a relative error below 3e-17. No exp()
+ * on the hot path: only table loads, multiplies, adds and one sqrt or division.
+ * T must be >= -1/32 (T = rho |PQ|^2 is never negative); NaN gives NaN. */
+#ifndef ERI_BOYS_H
+#define ERI_BOYS_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "eri.h"
+
+#define ERI_BOYS_TABMMAX 12                      /* highest m the table serves (f shells) */
+#define ERI_BOYS_NTAYLOR 8                       /* Taylor terms for the highest m */
+#define ERI_BOYS_GRID_INV 16.0                   /* 1 / grid spacing */
+#define ERI_BOYS_TMAX 36.0                       /* table below, asymptotic at and above */
+#define ERI_BOYS_NGRID 577                       /* grid points 0 .. TMAX * 16 */
+#define ERI_BOYS_NM (ERI_BOYS_TABMMAX + ERI_BOYS_NTAYLOR) /* F_0 .. F_19 per grid point */
+#define ERI_BOYS_ROW (ERI_BOYS_NM + 1)           /* a row: F_0 .. F_19, then e^{-T_i} */
+/* After the rows: 1/(2m-1) for m = 0 .. ERI_BOYS_NM-1 (entry 0 unused), because a division
+ * costs far more than a load on the GPU and the compiler may not replace it. */
+#define ERI_BOYS_INV_OFF ((size_t)ERI_BOYS_NGRID * ERI_BOYS_ROW)
+#define ERI_BOYS_LEN (ERI_BOYS_INV_OFF + ERI_BOYS_NM)
+
+const double *eri_boys_table(void);
+size_t eri_boys_table_len(void);
+
+ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double *F)
+{
+    if (T < ERI_BOYS_TMAX) {
+        const int i = (int)(T * ERI_BOYS_GRID_INV + 0.5);
+        const double x = (double)i * (1.0 / ERI_BOYS_GRID_INV) - T; /* -(T - T_i), exact */
+        const double *r = tab + (size_t)i * ERI_BOYS_ROW;
+        /* sum_k F_{mmax+k}(T_i) x^k / k!, Horner with 1/k */
+        double f = r[mmax + 7];
+        f = r[mmax + 6] + x * f * (1.0 / 7.0);
+        f = r[mmax + 5] + x * f * (1.0 / 6.0);
+        f = r[mmax + 4] + x * f * (1.0 / 5.0);
+        f = r[mmax + 3] + x * f * (1.0 / 4.0);
+        f = r[mmax + 2] + x * f * (1.0 / 3.0);
+        f = r[mmax + 1] + x * f * (1.0 / 2.0);
+        f = r[mmax] + x * f;
+        F[mmax] = f;
+        /* e^{x}, |x| <= 1/32: degree 7 leaves 2e-17 relative */
+        double e = 1.0 + x * (1.0 / 7.0);
+        e = 1.0 + x * e * (1.0 / 6.0);
+        e = 1.0 + x * e * (1.0 / 5.0);
+        e = 1.0 + x * e * (1.0 / 4.0);
+        e = 1.0 + x * e * (1.0 / 3.0);
+        e = 1.0 + x * e * (1.0 / 2.0);
+        e = 1.0 + x * e;
+        e *= r[ERI_BOYS_NM];
+        const double t2 = T + T, *inv = tab + ERI_BOYS_INV_OFF;
+        for (int m = mmax; m > 0; m--) {
+            f = (t2 * f + e) * inv[m];
+            F[m - 1] = f;
+        }
+    } else {
+        const double h = 0.5 / T;
+        double f = 0.88622692545275801365 * sqrt(h + h); /* sqrt(pi)/2 * sqrt(1/T) */
+        F[0] = f;
+        for (int m = 1; m <= mmax; m++) {
+            f *= (double)(2 * m - 1) * h;
+            F[m] = f;
+        }
+    }
+}
+
+#endif

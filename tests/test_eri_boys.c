@@ -1,0 +1,195 @@
+/* eri_brush Boys function against an independent __float128 evaluation (arithmetic only:
+ * exp and sqrt are written here, so no libquadmath is needed):
+ *   T < 25:  F_m(T) = sum_k (-T)^k / (k! (2m+2k+1)), the alternating Taylor series about 0
+ *            (cancellation costs at most e^25 ~ 7e10 of float128's 1e-34);
+ *   T >= 25: F_m(T) = [Gamma(m+1/2) - Gamma(m+1/2, T)] / (2 T^(m+1/2)), the upper incomplete
+ *            gamma from its asymptotic series truncated at the smallest term.
+ * Neither is the table's method (e^{-T} times a positive series), and the two are checked
+ * against each other over 20 <= T <= 30. Every m = 0..12 and every mmax = 0..12 must be
+ * within 1e-14 absolute for T on a 1/64 grid over 0..100 (the table's grid points, its
+ * midpoints, where the rounding to the nearest point flips, and between), tiny T, the
+ * switch to the asymptotic form, and pseudo-random T. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "eri_brush/boys.h"
+
+typedef __float128 quad;
+#define MT 12 /* highest m checked */
+
+static quad q_abs(quad x) { return x < 0 ? -x : x; }
+
+/* e^x for x <= 0: x / 2^k below 2^-8, Taylor, then k squarings. */
+static quad q_exp(quad x)
+{
+    int k = 0;
+    while (q_abs(x) > (quad)(1.0 / 256)) x /= 2, k++;
+    quad s = 1, t = 1;
+    for (int n = 1; n < 30; n++) t = t * x / n, s += t;
+    while (k-- > 0) s *= s;
+    return s;
+}
+
+static quad q_sqrt(quad x)
+{
+    quad y = (quad)sqrt((double)x);
+    for (int i = 0; i < 3; i++) y = (y + x / y) / 2;
+    return y;
+}
+
+static quad q_pi(void) { return (quad)3.141592653589793116 + (quad)1.2246467991473532e-16; }
+
+static void ref_small(double Td, quad *F)
+{
+    const quad T = Td;
+    for (int m = 0; m <= MT; m++) {
+        quad t = 1, s = (quad)1 / (2 * m + 1);
+        for (int k = 1; k < 400; k++) {
+            t = -t * T / k; /* (-T)^k / k! */
+            const quad term = t / (2 * m + 2 * k + 1);
+            s += term;
+            if (q_abs(term) < (quad)1e-40 * q_abs(s)) break;
+        }
+        F[m] = s;
+    }
+}
+
+static void ref_large(double Td, quad *F)
+{
+    const quad T = Td, eT = q_exp(-T), rt = q_sqrt(T);
+    quad gam = q_sqrt(q_pi()), Ts = rt; /* Gamma(1/2), T^(1/2) */
+    for (int m = 0; m <= MT; m++) {
+        const quad s = (quad)m + (quad)0.5;
+        /* Gamma(s, T) ~ T^(s-1) e^-T sum_k (s-1)...(s-k) / T^k */
+        quad term = 1, sum = 1;
+        for (int k = 1; k < 200; k++) {
+            const quad next = term * (s - k) / T;
+            if (q_abs(next) >= q_abs(term)) break;
+            term = next, sum += term;
+            if (q_abs(term) < (quad)1e-40) break;
+        }
+        const quad upper = Ts / T * eT * sum; /* T^(s-1) e^-T sum */
+        F[m] = (gam - upper) / (2 * Ts);
+        gam *= s, Ts *= T;
+    }
+}
+
+static void ref_boys(double T, quad *F)
+{
+    if (T < 25) ref_small(T, F);
+    else ref_large(T, F);
+}
+
+static double worst = 0, worst_T = 0;
+static int worst_m = 0, worst_mmax = 0;
+
+/* Max over mmax and m of |eri_boys - reference| at T. */
+static double check_T(const double *tab, double T)
+{
+    quad R[MT + 1];
+    ref_boys(T, R);
+    double e = 0;
+    for (int mmax = 0; mmax <= MT; mmax++) {
+        double F[MT + 1];
+        eri_boys(tab, mmax, T, F);
+        for (int m = 0; m <= mmax; m++) {
+            const double d = fabs((double)((quad)F[m] - R[m]));
+            if (!(d <= e)) e = d;
+            if (!(d <= worst)) worst = d, worst_T = T, worst_m = m, worst_mmax = mmax;
+        }
+    }
+    return e;
+}
+
+static void test_reference_methods_agree(void **state)
+{
+    (void)state;
+    double e = 0;
+    for (double T = 20; T <= 30; T += 0.37) {
+        quad A[MT + 1], B[MT + 1];
+        ref_small(T, A), ref_large(T, B);
+        for (int m = 0; m <= MT; m++) {
+            const double d = fabs((double)(A[m] - B[m]));
+            if (d > e) e = d;
+        }
+    }
+    printf("# float128 series vs asymptotic over T in [20, 30]: max abs diff %.2e\n", e);
+    assert_true(e < 1e-18); /* the asymptotic series alone limits this at T = 20 */
+    quad F[MT + 1];
+    ref_boys(0, F);
+    for (int m = 0; m <= MT; m++) assert_true(F[m] == (quad)1 / (2 * m + 1));
+}
+
+static void test_table_shape(void **state)
+{
+    (void)state;
+    const double *tab = eri_boys_table();
+    assert_non_null(tab);
+    assert_ptr_equal(tab, eri_boys_table());
+    assert_int_equal(eri_boys_table_len(), ERI_BOYS_LEN);
+    assert_true(ERI_BOYS_TABMMAX >= ERI_BOYS_MMAX && ERI_BOYS_TABMMAX >= 12);
+    assert_true((ERI_BOYS_NGRID - 1) / ERI_BOYS_GRID_INV >= ERI_BOYS_TMAX);
+}
+
+static void test_boys_accuracy(void **state)
+{
+    (void)state;
+    const double *tab = eri_boys_table();
+    double e = 0, x;
+    for (int i = 0; i <= 64 * 100; i++) {
+        x = check_T(tab, i / 64.0);
+        if (x > e) e = x;
+        if (i % 2 == 0) { /* the nearest grid point flips at T_i + 1/32 */
+            const double mid = i / 64.0 + 1.0 / 32;
+            x = check_T(tab, nextafter(mid, 0)), e = x > e ? x : e;
+            x = check_T(tab, nextafter(mid, 200)), e = x > e ? x : e;
+        }
+    }
+    const double special[] = {0, 5e-324, 1e-300, 1e-30, 1e-16, 1e-12, 1e-8, 1e-4, 1.0 / 64 / 3,
+                              nextafter(ERI_BOYS_TMAX, 0), ERI_BOYS_TMAX,
+                              nextafter(ERI_BOYS_TMAX, 100), 36.015625, 35.98, 100, 120, 1e3};
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++) {
+        x = check_T(tab, special[i]);
+        if (x > e) e = x;
+    }
+    uint64_t s = 12345;
+    for (int i = 0; i < 20000; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+        const double T = i % 2 ? 100 * u : pow(10, -12 + 14 * u); /* uniform; log-uniform */
+        x = check_T(tab, T);
+        if (x > e) e = x;
+    }
+    printf("# Boys max abs error %.3e (m %d, mmax %d, T %.17g)\n", worst, worst_m, worst_mmax,
+           worst_T);
+    assert_true(e <= 1e-14);
+}
+
+/* A table entry off by 1e-13 must be caught, or the comparison above proves nothing. */
+static void test_detects_bad_table(void **state)
+{
+    (void)state;
+    static double bad[ERI_BOYS_LEN];
+    memcpy(bad, eri_boys_table(), sizeof bad);
+    bad[(size_t)80 * ERI_BOYS_ROW + 4] += 1e-13; /* F_4(5) */
+    assert_true(check_T(bad, 5.0) > 1e-14);
+    worst = 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_methods_agree),
+        cmocka_unit_test(test_table_shape),
+        cmocka_unit_test(test_boys_accuracy),
+        cmocka_unit_test(test_detects_bad_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
