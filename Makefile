@@ -14,11 +14,11 @@ CUDA_ARCH ?= 90
 # which the kernels' bit-reproducibility across backends relies on.
 CFLAGS   ?= -O3 -march=$(ARCH) -g
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror -MMD -MP \
-            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
+            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
             -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
-            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels
+            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 LDLIBS   := -ljansson -lfftw3 -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
@@ -61,6 +61,26 @@ $(BUILD)/obj/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
+# eri_brush: the per-class straight-line code is generated at build time (never edited by hand).
+PYTHON   ?= python3
+ERI_GEN  := $(BUILD)/gen/eri_brush/eri_gen_code.h $(BUILD)/gen/eri_brush/eri_gen_info.h
+$(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
+	@mkdir -p $(@D)
+	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)
+$(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): $(ERI_GEN)
+$(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: $(ERI_GEN)
+
+# libint2 reference generator and comparison benchmark: built only where libint2 is installed;
+# linked statically so the GPU machine (no Debian libraries) can run it.
+LIBINT2_OK := $(wildcard /usr/include/libint2.hpp)
+CXX      ?= g++
+$(BUILD)/tools/eri_libint2: tools/eri_libint2.cpp kernels/eri_brush/eri.h
+	@mkdir -p $(@D)
+	$(CXX) -O2 -march=$(ARCH) -std=c++17 -fopenmp -Wall -Wextra -Werror -Ikernels -I/usr/include/eigen3 \
+	  -o $@ $< -Wl,-Bstatic -lint2 -Wl,-Bdynamic
+eri-libint2: $(if $(LIBINT2_OK),$(BUILD)/tools/eri_libint2)
+.PHONY: eri-libint2
+
 # Provenance baked into the binary: it runs on machines without the git tree.
 $(BUILD)/obj/harness/version.o: FORCE
 $(BUILD)/obj/harness/version.o: CFLAGS += \
@@ -92,9 +112,10 @@ info: $(BUILD)/scibench
 tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 
 # CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
-test: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
+test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
-	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
+	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; exit $$fail
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
@@ -157,3 +178,7 @@ ci-regression: $(SB)
 	@bash tools/ci_regression.sh
 ci-baseline: $(SB)
 	@bash tools/ci_regression.sh --update
+
+# test_eri_gen compiles every generated class (both paths) only to compare them: no need
+# for -O3 there (it would add minutes of compile time for nothing).
+$(BUILD)/tests/test_eri_gen: CFLAGS += -O1
