@@ -3,7 +3,7 @@
 # Usage (root, or with sudo available): tools/setup.sh [make arguments, e.g. CUDA=0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(build-essential libjansson-dev librandom123-dev libcmocka-dev libfftw3-dev hyperfine gnuplot-nox)
+pkgs=(build-essential python3 libjansson-dev librandom123-dev libcmocka-dev libfftw3-dev hyperfine gnuplot-nox libint2-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -18,3 +18,5 @@ if command -v nvcc >/dev/null; then echo "setup: CUDA objects with $(nvcc --vers
 else echo "setup: no nvcc found: building the CPU backends only (CUDA=0)"; fi
 make -j"$(nproc)" "$@"
 make -j"$(nproc)" tests "$@"
+# eri_brush's libint2 reference tool (one C++ file; skipped where libint2-dev is absent)
+make eri-libint2 "$@"
