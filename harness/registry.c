@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "eri_brush/eri_brush.h"
 #include "fullerene_ff/fullerene_ff.h"
 #include "lattice_mc/lattice_mc.h"
 #include "nlchains/nlchains.h"
@@ -11,6 +12,7 @@ static const sb_kernel *const kernels[] = {
     &lattice_mc_kernel,
     &nlchains_kernel,
     &fullerene_ff_kernel,
+    &eri_brush_kernel,
 };
 
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))

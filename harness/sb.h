@@ -66,7 +66,7 @@ void sb_progress_done(void);
 void sb_set_quiet(int quiet);
 
 /* ---- results a kernel hands to the harness ---------------------------- */
-#define SB_MAX_COUNTERS 24
+#define SB_MAX_COUNTERS 64
 typedef struct {
     char name[48];
     double value;

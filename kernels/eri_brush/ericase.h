@@ -1,0 +1,49 @@
+/* eri_brush: one benchmark case (inputs, worklist, backend batch) shared by setup, kernel
+ * and validation. */
+#ifndef ERICASE_H
+#define ERICASE_H
+
+#include "eri_brush/eri.h"
+#include "sb.h"
+
+#define ERI_SCREEN_DEFAULT 1e-12
+/* Below this many integrals the scalar reference recomputes the whole Coulomb matrix
+ * for the oracle check (seconds); above, it checks a per-class sample of quartets. */
+#define ERI_ORACLE_FULL_ERIS 3e7
+/* Store mode and the libint2 sums need the whole integral list in memory. */
+#define ERI_STORE_MAX_ERIS 4e8
+
+typedef struct {
+    char molecule[256]; /* "water<N>" cluster, a shipped name or an .xyz path */
+    char basis[256];    /* shipped name or a .g94 path */
+    int size, pure, mode, path; /* path: -1 auto */
+    double screen;
+    long oracle;        /* quartets per class in the oracle sample */
+    uint64_t seed;
+} eri_config;
+
+typedef struct {
+    eri_config cfg;
+    eri_molecule mol;
+    eri_basis bas;
+    eri_pairs ps;
+    eri_worklist w;
+    double *D, *M;        /* M: J after finish */
+    double *store;
+    eri_batch b;
+    const eri_ops *ops;
+    char ref_path[1024];   /* libint2 reference file for this case, "" if none */
+    double setup_seconds;
+    int prepared;         /* ops->prepare succeeded on b: release at teardown */
+} eri_case;
+
+int eri_case_parse(sb_params *p, eri_config *cfg);
+int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be);
+void eri_case_destroy(eri_case *ec);
+const eri_ops *eri_ops_for(sb_backend be);
+/* Runs `ops` over worklist w in store mode into a fresh array (caller frees). */
+int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out);
+int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
+const char *eri_class_name(int cls); /* "(dp|ps)" */
+
+#endif

@@ -1,0 +1,151 @@
+/* eri_brush: the sb_kernel the harness drives. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eri_brush/eri_brush.h"
+#include "eri_brush/ericase.h"
+
+static const sb_param_spec eri_params[] = {
+    {"molecule", "cluster", "cluster (SIZE waters, from the seed), water, benzene, vitamin_c, taxol, valinomycin, or FILE.xyz (Angstrom)"},
+    {"basis", "cc-pvdz", "sto-3g, 6-31gs (6-31G*), cc-pvdz, def2-svp, or FILE.g94 (Gaussian-94 format)"},
+    {"cartesian", "0", "1: Cartesian d shells instead of pure (solid-harmonic) ones"},
+    {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral"},
+    {"screen", "1e-12", "Schwarz threshold: quartets with sqrt((ab|ab)) sqrt((cd|cd)) below it are skipped, hartree"},
+    {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model); hgp or md: force one"},
+    {"oracle", "4", "quartets per class recomputed by the scalar reference (large cases; small ones redo J whole)"},
+    {NULL, NULL, NULL}};
+
+static int ek_setup(sb_case *c)
+{
+    eri_config cfg;
+    int rc = eri_case_parse(c->params, &cfg);
+    if (rc) return rc;
+    eri_case *ec = calloc(1, sizeof *ec);
+    if (!ec) return SB_EXIT_RUNTIME;
+    c->state = ec;
+    if ((rc = eri_case_create(ec, &cfg, c->backend))) return rc;
+    ec->b.seg_seconds = calloc((size_t)(ec->w.nseg ? ec->w.nseg : 1), sizeof(double));
+    if (!ec->b.seg_seconds) return SB_EXIT_RUNTIME;
+    double nbf = ec->bas.nbf;
+    c->work.items = ec->w.neris;
+    /* compulsory traffic: primitive pairs, the quartet list and D in, J (or the integrals) out */
+    c->work.bytes = (double)ec->ps.nprim * sizeof(eri_prim) + (double)ec->w.nq * sizeof(eri_quartet) +
+                    8.0 * nbf * nbf + (cfg.mode == ERI_MODE_STORE ? 8.0 * ec->w.neris : 8.0 * nbf * nbf);
+    c->work.flops = ec->w.flops;
+    c->work.fp64 = 1;
+    return SB_OK;
+}
+
+static int ek_prepare(sb_case *c)
+{
+    eri_case *ec = c->state;
+    int rc = ec->ops->prepare(&ec->b);
+    if (rc) return rc;
+    ec->prepared = 1;
+    if (ec->ops->launches) {
+        int n = ec->ops->launches(&ec->b, c->launch, SB_MAX_LAUNCH);
+        if (n < 0) return SB_EXIT_RUNTIME;
+        c->nlaunch = n;
+    }
+    return SB_OK;
+}
+
+static int ek_run(sb_case *c)
+{
+    eri_case *ec = c->state;
+    return ec->ops->run(&ec->b);
+}
+
+/* Per-class time of the last repetition and its rate from the flop model. */
+static void class_counters(eri_case *ec, sb_counters *cs)
+{
+    double t[ERI_NCLASS] = {0}, f[ERI_NCLASS] = {0};
+    for (int k = 0; k < ec->w.nseg; k++) {
+        const eri_segment *s = &ec->w.seg[k];
+        t[s->cls] += ec->b.seg_seconds[k];
+        f[s->cls] += (double)(s->q1 - s->q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
+    }
+    for (int k = 0; k < ERI_NCLASS; k++) {
+        if (t[k] <= 0) continue;
+        const eri_class_info *ci = eri_class(k);
+        char name[48];
+        static const char L[] = "spdf";
+        char cl[5] = {L[ci->la], L[ci->lb], L[ci->lc], L[ci->ld], 0};
+        snprintf(name, sizeof name, "t_%s", cl);
+        sb_counter_set(cs, name, t[k], "s");
+        snprintf(name, sizeof name, "gflops_%s", cl);
+        sb_counter_set(cs, name, f[k] / t[k] * 1e-9, "GFLOP/s");
+    }
+}
+
+static int ek_finish(sb_case *c)
+{
+    eri_case *ec = c->state;
+    int rc = ec->ops->download(&ec->b);
+    if (rc) return rc;
+    if (ec->cfg.mode == ERI_MODE_DIGEST) eri_coulomb_finish(&ec->bas, ec->M);
+    sb_counters *cs = &c->counters;
+    const eri_worklist *w = &ec->w;
+    double nbf = ec->bas.nbf, total = 0;
+    for (int k = 0; k < w->nseg; k++) total += ec->b.seg_seconds[k];
+    sb_counter_set(cs, "basis_functions", nbf, "functions");
+    sb_counter_set(cs, "shells", ec->bas.nshell, "shells");
+    sb_counter_set(cs, "atoms", ec->mol.natom, "atoms");
+    sb_counter_set(cs, "shell_quartets", (double)w->nq, "quartets");
+    sb_counter_set(cs, "primitive_quartets", w->nprimq, "quartets");
+    double all = (double)ec->ps.npair * ((double)ec->ps.npair + 1) / 2;
+    sb_counter_set(cs, "screened_fraction", all > 0 ? (double)w->nq / all : 0, "1");
+    sb_counter_set(cs, "segments", w->nseg, "segments");
+    if (total > 0) {
+        sb_counter_set(cs, "shell_quartets_per_s", (double)w->nq / total, "quartets/s");
+        sb_counter_set(cs, "primitive_quartets_per_s", w->nprimq / total, "quartets/s");
+    }
+    sb_counter_set(cs, "t_setup", ec->setup_seconds, "s");
+    if (ec->cfg.mode == ERI_MODE_DIGEST) {
+        double ej = 0;
+        for (size_t i = 0; i < (size_t)(nbf * nbf); i++) ej += ec->M[i] * ec->D[i];
+        sb_counter_set(cs, "coulomb_energy_trJD", ej, "hartree");
+    }
+    class_counters(ec, cs);
+    return SB_OK;
+}
+
+static int ek_validate(sb_case *c, sb_validation *v)
+{
+    eri_case *ec = c->state;
+    return eri_validate_all(ec, c->backend, v, &c->counters);
+}
+
+static void ek_teardown(sb_case *c)
+{
+    eri_case *ec = c->state;
+    if (!ec) return;
+    free(ec->b.seg_seconds);
+    eri_case_destroy(ec);
+    free(ec);
+    c->state = NULL;
+}
+
+const sb_kernel eri_brush_kernel = {
+    .name = "eri_brush",
+    .summary = "two-electron repulsion integrals over contracted Gaussians (BRUSH: generated HGP/MD code per class)",
+    .item = "ERIs",
+    .size_meaning = "water molecules in the cluster (molecule=cluster)",
+    .default_size = 16,
+    .min_size = 1,
+    .max_size = 4096,
+    .ci_size = 4,
+    .params = eri_params,
+#ifdef SB_HAVE_CUDA
+    .has_backend = {1, 1, 1},
+#else
+    .has_backend = {1, 0, 1},
+#endif
+    .setup = ek_setup,
+    .prepare = ek_prepare,
+    .run = ek_run,
+    .finish = ek_finish,
+    .validate = ek_validate,
+    .teardown = ek_teardown,
+};

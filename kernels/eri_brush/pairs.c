@@ -1,0 +1,350 @@
+/* eri_brush: shell pairs, their primitive pairs and Schwarz factors, and the screened
+ * canonical quartet list sorted into segments (one class, one contraction pattern). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eri_brush/eri.h"
+#include "sb.h"
+
+/* sqrt(2) pi^(5/4): with K_bra K_ket / sqrt(p+q) it gives 2 pi^(5/2) / (p q sqrt(p+q)) */
+#define ERI_KFAC 5.9149671727956128778
+
+/* Pairs of one class and one primitive-pair count form a group; a segment is a pair of
+ * groups, so its quartets share class and contraction pattern. */
+typedef struct {
+    int cls, npp;
+    long n;
+    int *pair; /* pair indices, Schwarz factor descending */
+} pgroup;
+
+static int pair_orient(const eri_basis *bs, int s, int t, int *a, int *b)
+{
+    int ls = bs->sh[s].l, lt = bs->sh[t].l;
+    if (ls > lt || (ls == lt && s >= t)) *a = s, *b = t;
+    else *a = t, *b = s;
+    return 0;
+}
+
+static double pair_schwarz(const eri_basis *bs, const eri_pair *pr, double *buf)
+{
+    int na = bs->sh[pr->a].nbf, nb = bs->sh[pr->b].nbf;
+    eri_ref_quartet(bs, pr->a, pr->b, pr->a, pr->b, buf);
+    double m = 0.0;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            double v = fabs(buf[((i * nb + j) * na + i) * nb + j]);
+            if (v > m) m = v;
+        }
+    return sqrt(m);
+}
+
+int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    long ns = bs->nshell;
+    ps->npair = ns * (ns + 1) / 2;
+    ps->pair = calloc((size_t)ps->npair, sizeof *ps->pair);
+    long nprim = 0;
+    for (long s = 0; s < ns; s++)
+        for (long t = 0; t <= s; t++) nprim += (long)bs->sh[s].nprim * bs->sh[t].nprim;
+    ps->nprim = nprim;
+    ps->prim = calloc((size_t)nprim, sizeof *ps->prim);
+    if (!ps->pair || !ps->prim) {
+        sb_error("eri_brush: out of memory for %ld shell pairs", ps->npair);
+        eri_pairs_free(ps);
+        return SB_EXIT_RUNTIME;
+    }
+    long k = 0, pp = 0;
+    for (int s = 0; s < ns; s++)
+        for (int t = 0; t <= s; t++, k++) {
+            eri_pair *pr = &ps->pair[k];
+            pair_orient(bs, s, t, &pr->a, &pr->b);
+            const eri_shell *A = &bs->sh[pr->a], *B = &bs->sh[pr->b];
+            pr->la = A->l, pr->lb = B->l, pr->cls = eri_pair_class(A->l, B->l);
+            pr->pp0 = (int)pp, pr->npp = A->nprim * B->nprim;
+            double ab2 = 0;
+            for (int x = 0; x < 3; x++) {
+                pr->AB[x] = A->O[x] - B->O[x];
+                ab2 += pr->AB[x] * pr->AB[x];
+            }
+            for (int i = 0; i < A->nprim; i++)
+                for (int j = 0; j < B->nprim; j++, pp++) {
+                    eri_prim *q = &ps->prim[pp];
+                    double a = A->alpha[i], b = B->alpha[j], p = a + b;
+                    q->p = p;
+                    q->K = A->coef[i] * B->coef[j] * exp(-a * b / p * ab2) * ERI_KFAC / p;
+                    for (int x = 0; x < 3; x++) {
+                        q->P[x] = (a * A->O[x] + b * B->O[x]) / p;
+                        q->PA[x] = q->P[x] - A->O[x];
+                        q->PB[x] = q->P[x] - B->O[x];
+                    }
+                }
+        }
+    int nmax = ERI_NCART(bs->lmax) * ERI_NCART(bs->lmax);
+    int rc = SB_OK;
+#pragma omp parallel
+    {
+        double *buf = malloc(sizeof(double) * (size_t)nmax * nmax);
+        if (!buf) {
+#pragma omp atomic write
+            rc = SB_EXIT_RUNTIME;
+        }
+#pragma omp for schedule(dynamic, 64)
+        for (long i = 0; i < ps->npair; i++)
+            if (buf) ps->pair[i].schwarz = pair_schwarz(bs, &ps->pair[i], buf);
+        free(buf);
+    }
+    if (rc) {
+        sb_error("eri_brush: out of memory for the Schwarz factors");
+        eri_pairs_free(ps);
+    }
+    return rc;
+}
+
+void eri_pairs_free(eri_pairs *ps)
+{
+    free(ps->pair);
+    free(ps->prim);
+    memset(ps, 0, sizeof *ps);
+}
+
+/* ---- grouping ---------------------------------------------------------------------- */
+static const eri_pairs *sort_ps; /* qsort has no context argument in C11 */
+static int by_group_schwarz(const void *x, const void *y)
+{
+    const eri_pair *a = &sort_ps->pair[*(const int *)x], *b = &sort_ps->pair[*(const int *)y];
+    if (a->cls != b->cls) return a->cls - b->cls;
+    if (a->npp != b->npp) return a->npp - b->npp;
+    if (a->schwarz != b->schwarz) return a->schwarz > b->schwarz ? -1 : 1;
+    return *(const int *)x - *(const int *)y;
+}
+
+static int groups_build(const eri_pairs *ps, int **order_out, pgroup **g_out, int *ng_out)
+{
+    int *order = malloc(sizeof(int) * (size_t)ps->npair);
+    pgroup *g = calloc((size_t)ps->npair + 1, sizeof *g);
+    if (!order || !g) {
+        free(order), free(g);
+        return SB_EXIT_RUNTIME;
+    }
+    for (long i = 0; i < ps->npair; i++) order[i] = (int)i;
+    sort_ps = ps;
+    qsort(order, (size_t)ps->npair, sizeof *order, by_group_schwarz);
+    int ng = 0;
+    for (long i = 0; i < ps->npair; i++) {
+        const eri_pair *p = &ps->pair[order[i]];
+        if (!ng || g[ng - 1].cls != p->cls || g[ng - 1].npp != p->npp) {
+            g[ng].cls = p->cls, g[ng].npp = p->npp, g[ng].pair = order + i;
+            ng++;
+        }
+        g[ng - 1].n++;
+    }
+    *order_out = order, *g_out = g, *ng_out = ng;
+    return SB_OK;
+}
+
+/* Kets of group gk that survive screening with bra P of rank r in gb: a prefix of gk,
+ * because gk is sorted by Schwarz factor; within one group only ranks <= r (8-fold
+ * symmetry: each unordered pair of pairs once). */
+static long ket_count(const eri_pairs *ps, const pgroup *gb, long r, const pgroup *gk,
+                      double screen)
+{
+    double sp = ps->pair[gb->pair[r]].schwarz;
+    long lo = 0, hi = gk->n; /* first index failing the test */
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (sp * ps->pair[gk->pair[mid]].schwarz >= screen) lo = mid + 1;
+        else hi = mid;
+    }
+    if (gb == gk && lo > r + 1) lo = r + 1;
+    return lo;
+}
+
+static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklist *w);
+
+int eri_worklist_build(const eri_basis *bs, const eri_pairs *ps, double screen, eri_worklist *w)
+{
+    memset(w, 0, sizeof *w);
+    int *order, ng;
+    pgroup *g;
+    if (groups_build(ps, &order, &g, &ng)) goto oom;
+    /* segment (gb, gk), gb >= gk: groups are sorted by class first, so class(gb) >= class(gk) */
+    int nseg = ng * (ng + 1) / 2;
+    long *cnt = calloc((size_t)nseg + 1, sizeof *cnt);
+    w->seg = calloc((size_t)nseg, sizeof *w->seg);
+    if (!cnt || !w->seg) {
+        free(cnt);
+        free(order), free(g);
+        goto oom;
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int s = 0; s < nseg; s++) {
+        int gb = 0;
+        while ((gb + 1) * (gb + 2) / 2 <= s) gb++;
+        int gk = s - gb * (gb + 1) / 2;
+        long n = 0;
+        for (long r = 0; r < g[gb].n; r++) n += ket_count(ps, &g[gb], r, &g[gk], screen);
+        cnt[s] = n;
+    }
+    long nq = 0;
+    for (int s = 0; s < nseg; s++) nq += cnt[s];
+    w->q = malloc(sizeof *w->q * (size_t)(nq ? nq : 1));
+    if (!w->q) {
+        free(cnt), free(order), free(g);
+        goto oom;
+    }
+    w->nq = nq;
+    long q0 = 0;
+    int kseg = 0;
+    int *sgb = malloc(sizeof(int) * (size_t)nseg * 2);
+    if (!sgb) {
+        free(cnt), free(order), free(g);
+        goto oom;
+    }
+    for (int s = 0; s < nseg; s++) {
+        if (!cnt[s]) continue;
+        int gb = 0;
+        while ((gb + 1) * (gb + 2) / 2 <= s) gb++;
+        int gk = s - gb * (gb + 1) / 2;
+        sgb[2 * kseg] = gb, sgb[2 * kseg + 1] = gk;
+        eri_segment *sg = &w->seg[kseg++];
+        sg->cls = eri_quartet_class(g[gb].cls, g[gk].cls);
+        sg->nb = g[gb].npp, sg->nk = g[gk].npp;
+        sg->q0 = q0, sg->q1 = q0 + cnt[s];
+        q0 = sg->q1;
+    }
+    w->nseg = kseg;
+    /* each segment's slice is known: fill them in parallel */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < w->nseg; k++) {
+        const pgroup *gb = &g[sgb[2 * k]], *gk = &g[sgb[2 * k + 1]];
+        long i = w->seg[k].q0;
+        for (long r = 0; r < gb->n; r++) {
+            long n = ket_count(ps, gb, r, gk, screen);
+            int P = gb->pair[r];
+            for (long j = 0; j < n; j++, i++) {
+                w->q[i].P = P;
+                w->q[i].Q = gk->pair[j];
+            }
+        }
+    }
+    free(sgb);
+    free(cnt), free(order), free(g);
+    return finish_segments(bs, ps, w);
+oom:
+    sb_error("eri_brush: out of memory for the quartet list");
+    eri_worklist_free(w);
+    return SB_EXIT_RUNTIME;
+}
+
+static int basis_pure(const eri_basis *bs)
+{
+    for (int i = 0; i < bs->nshell; i++)
+        if (bs->sh[i].pure) return 1;
+    return 0;
+}
+
+/* 2^28 quartets is beyond any store-mode case that fits in memory. */
+#define ERI_STORE_MAX_QUARTETS (1L << 28)
+
+static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklist *w)
+{
+    int pure = basis_pure(bs);
+    w->neris = w->nprimq = w->flops = 0;
+    for (int k = 0; k < w->nseg; k++) {
+        eri_segment *sg = &w->seg[k];
+        sg->path = eri_path_choose(sg->cls, sg->nb, sg->nk, -1);
+        double n = (double)(sg->q1 - sg->q0);
+        w->nprimq += n * sg->nb * sg->nk;
+        w->flops += n * eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
+    }
+    if (w->nq <= ERI_STORE_MAX_QUARTETS) {
+        w->store_off = malloc(sizeof(long) * (size_t)(w->nq + 1));
+        if (!w->store_off) return SB_EXIT_RUNTIME;
+    }
+    long off = 0;
+    double neris = 0;
+    for (long i = 0; i < w->nq; i++) {
+        const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
+        long n = (long)bs->sh[P->a].nbf * bs->sh[P->b].nbf * bs->sh[Q->a].nbf * bs->sh[Q->b].nbf;
+        if (w->store_off) w->store_off[i] = off;
+        off += n;
+        neris += (double)n;
+    }
+    if (w->store_off) w->store_off[w->nq] = off;
+    w->neris = neris;
+    return SB_OK;
+}
+
+/* ---- explicit quartet lists (validation samples) ----------------------------------- */
+static int by_segment_key(const void *x, const void *y)
+{
+    const eri_quartet *a = x, *b = y;
+    const eri_pair *pa = &sort_ps->pair[a->P], *qa = &sort_ps->pair[a->Q];
+    const eri_pair *pb = &sort_ps->pair[b->P], *qb = &sort_ps->pair[b->Q];
+    int ca = eri_quartet_class(pa->cls, qa->cls), cb = eri_quartet_class(pb->cls, qb->cls);
+    if (ca != cb) return ca - cb;
+    if (pa->npp != pb->npp) return pa->npp - pb->npp;
+    if (qa->npp != qb->npp) return qa->npp - qb->npp;
+    if (a->P != b->P) return a->P - b->P;
+    return a->Q - b->Q;
+}
+
+int eri_worklist_from(const eri_basis *bs, const eri_pairs *ps, const eri_quartet *q, long nq,
+                      eri_worklist *w)
+{
+    memset(w, 0, sizeof *w);
+    w->q = malloc(sizeof *w->q * (size_t)(nq ? nq : 1));
+    w->seg = calloc((size_t)(nq ? nq : 1), sizeof *w->seg);
+    if (!w->q || !w->seg) {
+        eri_worklist_free(w);
+        return SB_EXIT_RUNTIME;
+    }
+    for (long i = 0; i < nq; i++) {
+        eri_quartet c = q[i];
+        const eri_pair *P = &ps->pair[c.P], *Q = &ps->pair[c.Q];
+        if (P->cls < Q->cls || (P->cls == Q->cls && c.P < c.Q)) c.P = q[i].Q, c.Q = q[i].P;
+        w->q[i] = c;
+    }
+    w->nq = nq;
+    sort_ps = ps;
+    qsort(w->q, (size_t)nq, sizeof *w->q, by_segment_key);
+    for (long i = 0; i < nq; i++) {
+        const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
+        int cls = eri_quartet_class(P->cls, Q->cls);
+        eri_segment *last = w->nseg ? &w->seg[w->nseg - 1] : NULL;
+        if (!last || last->cls != cls || last->nb != P->npp || last->nk != Q->npp) {
+            last = &w->seg[w->nseg++];
+            last->cls = cls, last->nb = P->npp, last->nk = Q->npp, last->q0 = i;
+        }
+        last->q1 = i + 1;
+    }
+    return finish_segments(bs, ps, w);
+}
+
+void eri_worklist_free(eri_worklist *w)
+{
+    free(w->q);
+    free(w->seg);
+    free(w->store_off);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- Coulomb matrix ---------------------------------------------------------------- */
+void eri_coulomb_finish(const eri_basis *bs, double *M)
+{
+    int n = bs->nbf;
+    /* shell of each function, to tell a shell's own diagonal block from the rest */
+    int *shell_of = malloc(sizeof(int) * (size_t)n);
+    if (!shell_of) return;
+    for (int s = 0; s < bs->nshell; s++)
+        for (int f = 0; f < bs->sh[s].nbf; f++) shell_of[bs->sh[s].bf0 + f] = s;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (shell_of[i] == shell_of[j]) continue; /* already the full symmetric block */
+            double v = M[(size_t)i * n + j] + M[(size_t)j * n + i];
+            M[(size_t)i * n + j] = M[(size_t)j * n + i] = v;
+        }
+    free(shell_of);
+}

@@ -1,0 +1,211 @@
+/* eri_brush: parameters, inputs, pairs, the screened worklist and the density at setup. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eri_brush/boys.h"
+#include "eri_brush/ericase.h"
+
+static const char *const shipped_molecules[] = {"water", "benzene", "vitamin_c", "taxol", "valinomycin", NULL};
+static const char *const shipped_bases[] = {"sto-3g", "6-31gs", "cc-pvdz", "def2-svp", NULL};
+
+static int in_list(const char *s, const char *const *l)
+{
+    for (; *l; l++)
+        if (!strcmp(s, *l)) return 1;
+    return 0;
+}
+
+static int copy_str(char *dst, size_t n, const char *src, const char *key)
+{
+    if (strlen(src) >= n || !*src) {
+        sb_error("eri_brush: %s='%s': empty or longer than %zu characters", key, src, n - 1);
+        return SB_EXIT_USAGE;
+    }
+    strcpy(dst, src);
+    return SB_OK;
+}
+
+int eri_case_parse(sb_params *p, eri_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->size = p->size;
+    cfg->seed = p->seed;
+    const char *m = sb_param_string(p, "molecule"), *b = sb_param_string(p, "basis");
+    int rc = copy_str(cfg->molecule, sizeof cfg->molecule, m ? m : "cluster", "molecule");
+    if (!rc) rc = copy_str(cfg->basis, sizeof cfg->basis, b ? b : "cc-pvdz", "basis");
+    if (rc) return rc;
+    if (strcmp(cfg->molecule, "cluster") && !in_list(cfg->molecule, shipped_molecules) &&
+        !strstr(cfg->molecule, ".xyz")) {
+        sb_error("eri_brush: molecule='%s': expected cluster (SIZE waters), water, benzene, vitamin_c, "
+                 "taxol, valinomycin, or a path ending in .xyz", cfg->molecule);
+        return SB_EXIT_USAGE;
+    }
+    if (!in_list(cfg->basis, shipped_bases) && !strstr(cfg->basis, ".g94")) {
+        sb_error("eri_brush: basis='%s': expected sto-3g, 6-31gs, cc-pvdz, def2-svp, or a path ending in .g94",
+                 cfg->basis);
+        return SB_EXIT_USAGE;
+    }
+    static const char *const modes[] = {"digest", "store", NULL};
+    static const char *const paths[] = {"auto", "hgp", "md", NULL};
+    long cart = 0;
+    int path = 0;
+    rc = sb_param_choice(p, "mode", modes, ERI_MODE_DIGEST, &cfg->mode);
+    if (!rc) rc = sb_param_choice(p, "path", paths, 0, &path);
+    if (!rc) rc = sb_param_double(p, "screen", ERI_SCREEN_DEFAULT, 0.0, 1e-4, &cfg->screen);
+    if (!rc) rc = sb_param_long(p, "cartesian", 0, 0, 1, &cart);
+    if (!rc) rc = sb_param_long(p, "oracle", 4, 0, 100000, &cfg->oracle);
+    cfg->pure = !cart;
+    cfg->path = path - 1; /* auto -> -1, hgp -> ERI_PATH_HGP, md -> ERI_PATH_MD */
+    return rc;
+}
+
+const eri_ops *eri_ops_for(sb_backend be)
+{
+    switch (be) {
+    case SB_BACKEND_OPENMP_SIMD: return &eri_ops_openmp_simd;
+#ifdef SB_HAVE_CUDA
+    case SB_BACKEND_CUDA: return &eri_ops_cuda;
+#endif
+    case SB_BACKEND_REFERENCE: return &eri_ops_reference;
+    default: return NULL;
+    }
+}
+
+static int load_inputs(eri_case *ec)
+{
+    const eri_config *cfg = &ec->cfg;
+    char path[1024], rel[600];
+    int rc;
+    if (!strcmp(cfg->molecule, "cluster")) {
+        rc = eri_water_cluster(cfg->size, cfg->seed, &ec->mol);
+    } else if (in_list(cfg->molecule, shipped_molecules)) {
+        snprintf(rel, sizeof rel, "molecules/%s.xyz", cfg->molecule);
+        rc = eri_data_path(rel, path, sizeof path);
+        if (!rc) rc = eri_read_xyz(path, &ec->mol);
+    } else {
+        rc = eri_read_xyz(cfg->molecule, &ec->mol);
+    }
+    if (rc) return rc;
+    if (in_list(cfg->basis, shipped_bases)) {
+        snprintf(rel, sizeof rel, "basis/%s.g94", cfg->basis);
+        rc = eri_data_path(rel, path, sizeof path);
+        if (rc) return rc;
+    } else {
+        snprintf(path, sizeof path, "%s", cfg->basis);
+    }
+    if ((rc = eri_basis_build(path, &ec->mol, cfg->pure, &ec->bas))) return rc;
+    /* the libint2 reference, where one was made for this molecule and basis */
+    ec->ref_path[0] = '\0';
+    if (in_list(cfg->molecule, shipped_molecules) && in_list(cfg->basis, shipped_bases)) {
+        snprintf(rel, sizeof rel, "ref/%s.%s%s.ref", cfg->molecule, cfg->basis, cfg->pure ? "" : ".cart");
+        char ref[1024];
+        if (eri_data_path(rel, ref, sizeof ref) == SB_OK && access(ref, R_OK) == 0)
+            snprintf(ec->ref_path, sizeof ec->ref_path, "%s", ref);
+    }
+    return SB_OK;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
+{
+    memset(ec, 0, sizeof *ec);
+    ec->cfg = *cfg;
+    double t0 = now();
+    ec->ops = eri_ops_for(be);
+    if (!ec->ops) {
+        sb_error("eri_brush: not implemented for backend %s", sb_backend_name(be));
+        return SB_EXIT_USAGE;
+    }
+    int rc = load_inputs(ec);
+    if (rc) return rc;
+    sb_progress("eri_brush: %d atoms, %d shells, %d basis functions: Schwarz factors...", ec->mol.natom,
+                ec->bas.nshell, ec->bas.nbf);
+    if ((rc = eri_pairs_build(&ec->bas, &ec->ps))) return rc;
+    sb_progress("eri_brush: screening quartets...");
+    if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
+    if (cfg->path >= 0) { /* the user overrides the flop model's choice */
+        eri_worklist *w = &ec->w;
+        int pure = cfg->pure;
+        w->flops = 0;
+        for (int k = 0; k < w->nseg; k++) {
+            w->seg[k].path = cfg->path;
+            w->flops += (double)(w->seg[k].q1 - w->seg[k].q0) *
+                        eri_quartet_flops(w->seg[k].cls, cfg->path, w->seg[k].nb, w->seg[k].nk, pure);
+        }
+    }
+    sb_progress_done();
+    size_t n = (size_t)ec->bas.nbf;
+    ec->D = malloc(sizeof(double) * n * n);
+    ec->M = calloc(n * n, sizeof(double));
+    if (!ec->D || !ec->M) {
+        sb_error("eri_brush: out of memory for %zu x %zu matrices", n, n);
+        return SB_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) ec->D[i * n + j] = eri_density_elem(cfg->seed, (int)i, (int)j);
+    if (cfg->mode == ERI_MODE_STORE) {
+        if (!ec->w.store_off || ec->w.neris > ERI_STORE_MAX_ERIS) {
+            sb_error("eri_brush: mode=store needs %.3g integrals (%.3g GB); the limit is %.3g integrals: "
+                     "use mode=digest or a smaller case", ec->w.neris, ec->w.neris * 8e-9, ERI_STORE_MAX_ERIS);
+            return SB_EXIT_USAGE;
+        }
+        ec->store = malloc(sizeof(double) * (size_t)ec->w.store_off[ec->w.nq]);
+        if (!ec->store) {
+            sb_error("eri_brush: out of memory for %.3g stored integrals", ec->w.neris);
+            return SB_EXIT_RUNTIME;
+        }
+    }
+    eri_batch *b = &ec->b;
+    b->bas = &ec->bas, b->ps = &ec->ps, b->w = &ec->w;
+    b->boys = eri_boys_table();
+    b->mode = cfg->mode, b->D = ec->D, b->M = ec->M, b->store = ec->store;
+    ec->setup_seconds = now() - t0;
+    return SB_OK;
+}
+
+int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out)
+{
+    *out = NULL;
+    if (!w->store_off) return SB_EXIT_RUNTIME;
+    double *st = malloc(sizeof(double) * (size_t)(w->store_off[w->nq] ? w->store_off[w->nq] : 1));
+    if (!st) return SB_EXIT_RUNTIME;
+    eri_batch b = ec->b;
+    b.w = w, b.mode = ERI_MODE_STORE, b.store = st, b.M = NULL, b.seg_seconds = NULL, b.dev = NULL;
+    int rc = ops->prepare(&b);
+    if (!rc) rc = ops->run(&b);
+    if (!rc) rc = ops->download(&b);
+    ops->release(&b);
+    if (rc) free(st);
+    else *out = st;
+    return rc;
+}
+
+void eri_case_destroy(eri_case *ec)
+{
+    if (ec->ops && ec->prepared) ec->ops->release(&ec->b);
+    eri_worklist_free(&ec->w);
+    eri_pairs_free(&ec->ps);
+    eri_basis_free(&ec->bas);
+    eri_molecule_free(&ec->mol);
+    free(ec->D), free(ec->M), free(ec->store);
+    memset(ec, 0, sizeof *ec);
+}
+
+const char *eri_class_name(int cls)
+{
+    static char names[ERI_NCLASS][16];
+    static const char L[] = "spdfg";
+    const eri_class_info *ci = eri_class(cls);
+    if (!ci || cls < 0 || cls >= ERI_NCLASS) return "(?)";
+    snprintf(names[cls], sizeof names[cls], "(%c%c|%c%c)", L[ci->la], L[ci->lb], L[ci->lc], L[ci->ld]);
+    return names[cls];
+}
