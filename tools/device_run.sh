@@ -83,6 +83,38 @@ fullerene_ff)
     run $sb "$res" cuda $N .fill-10000 --reps 3 --param fill=10000 --param oracle=4
   done
   ;;
+eri_brush)
+  # each case under a time limit: the device budget is shared by every kernel
+  lim=${ERI_LIMIT:-150}
+  echo "== eri_brush: libint2 validation on the GPU (every shipped reference)"
+  for c in water.sto-3g water.6-31gs water.cc-pvdz water.def2-svp benzene.sto-3g benzene.cc-pvdz vitamin_c.def2-svp vitamin_c.cc-pvdz; do
+    m=${c%%.*} bs=${c#*.}
+    timeout $lim $sb validate eri_brush --backend cuda --quiet --param molecule=$m --param basis=$bs \
+      | grep -E "VALIDATION|FAIL" | sed "s/^/$c: /" || fail=1
+  done
+  timeout $lim $sb validate eri_brush --backend cuda --quiet --param molecule=water --param basis=cc-pvdz --param cartesian=1 \
+    | grep -E "VALIDATION|FAIL" | sed "s/^/water.cc-pvdz.cart: /" || fail=1
+  ERI() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run eri_brush --backend $be --size $size --quiet "$@" \
+            --json "$res/eri_brush.$be.$size$tag.json" | grep -E "^(time|throughput|flops|VALIDATION)" || fail=1; }
+  for mb in benzene:cc-pvdz vitamin_c:def2-svp vitamin_c:cc-pvdz; do
+    m=${mb%%:*} bs=${mb#*:}
+    echo "== eri_brush $m/$bs: cuda, openmp_simd (16 threads), openmp_simd (1 thread), libint2 (16 and 1 threads)"
+    ERI cuda 16 .molecule-$m.basis-$bs --reps 5 --param molecule=$m --param basis=$bs
+    ERI openmp_simd 16 .molecule-$m.basis-$bs --reps 3 --param molecule=$m --param basis=$bs
+    th1=1; [ $mb = vitamin_c:cc-pvdz ] && th1=  # single core only where it takes seconds
+    [ -n "$th1" ] && OMP_NUM_THREADS=1 ERI openmp_simd 16 .molecule-$m.basis-$bs.threads-1 --reps 1 --warmup 0 \
+      --param molecule=$m --param basis=$bs --param oracle=0
+    for th in 16 $th1; do
+      [ -x build/tools/eri_libint2 ] || { echo "SKIP: build/tools/eri_libint2 not carried"; break; }
+      timeout $lim build/tools/eri_libint2 bench --molecule $m --basis $bs --threads $th --reps 1 \
+        --json "$res/eri_brush.libint2.$m.$bs.threads-$th.json" | tail -3 || fail=1
+    done
+  done
+  echo "== eri_brush cuda: water clusters and taxol"
+  for n in 4 16 64; do ERI cuda $n "" --reps 5; done
+  ERI openmp_simd 16 "" --reps 3
+  ERI cuda 16 .molecule-taxol.basis-cc-pvdz --reps 2 --param molecule=taxol --param basis=cc-pvdz --param oracle=2
+  ;;
 esac
 done
 # A/B builds carried in scratch/ (optional): same validation, other build

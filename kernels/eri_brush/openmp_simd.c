@@ -1,0 +1,255 @@
+/* eri_brush OpenMP-SIMD backend: the worklist's quartets over threads, one generated class
+ * function per quartet.
+ *
+ * Work split: each segment is cut into chunks of about equal modelled cost (flop model of
+ * the segment's path), and chunk g of the whole list goes to thread g mod T. A static
+ * cyclic split rather than a dynamic one because the digest sums into per-thread M copies:
+ * with a fixed chunk -> thread map every thread adds the same terms in the same order, so
+ * M is bit-for-bit reproducible from run to run at a given thread count (dynamic
+ * scheduling would reorder the additions). Many chunks per thread, interleaved over all
+ * classes, keep the threads balanced without a scheduler. The per-thread copies are summed
+ * in thread order, rows split over threads. Store mode writes disjoint slices, so its
+ * blocks go straight to their place in b->store.
+ *
+ * Each class gets its own chunk loop with the generated function inlined, so the loop
+ * body is straight-line code of fixed shape; nb and nk are the same for every quartet of
+ * a segment. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eri_brush/boys.h"
+#include "eri_brush/digest.h"
+#include "eri_brush/dispatch.h"
+#include "eri_brush/eri.h"
+#include "eri_brush/eri_gen_code.h"
+#include "sb.h"
+#include "sb_omp.h"
+
+#define OMP_MAXBLK (ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX))
+#define OMP_CHUNKS_PER_THREAD 48 /* enough to average the cost model's errors out */
+
+typedef struct {
+    int seg;
+    long q0, q1;
+} omp_chunk;
+
+typedef struct {
+    int nt;
+    long nchunk;
+    omp_chunk *ch;
+    int *seg_c0;     /* nseg + 1: first chunk of each segment */
+    size_t nbf2;
+    double **Mt;     /* per thread, own 64-byte aligned allocation: no shared lines */
+    double **scr;    /* per thread: Cartesian and spherical block */
+} omp_state;
+
+typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
+                           const double *, const double *, double *ERI_RESTRICT);
+typedef void (*omp_sph_fn)(const double *, double *);
+
+/* One chunk of one segment of class (la lb|lc ld). The class is a literal at every call
+ * site (see OMP_CLASS below), so gen/sph inline and the block sizes are constants. */
+static inline __attribute__((always_inline)) void
+omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
+                 double *cart, double *sph, omp_gen_fn gen, omp_sph_fn tosph, int has_d)
+{
+    const eri_basis *bas = b->bas;
+    const eri_pairs *ps = b->ps;
+    const eri_worklist *w = b->w;
+    const int nb = sg->nb, nk = sg->nk, store = b->mode == ERI_MODE_STORE;
+    for (long i = q0; i < q1; i++) {
+        const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
+        const eri_shell *A = &bas->sh[P->a], *B = &bas->sh[P->b];
+        const eri_shell *C = &bas->sh[Q->a], *D = &bas->sh[Q->b];
+        const int pure = has_d && (A->pure | B->pure | C->pure | D->pure);
+        double *dst = store ? b->store + w->store_off[i] : NULL;
+        double *blk = store && !pure ? dst : cart;
+        gen(ps->prim + P->pp0, nb, ps->prim + Q->pp0, nk, P->AB, Q->AB, b->boys, blk);
+        if (pure) {
+            blk = store ? dst : sph;
+            tosph(cart, blk);
+        }
+        if (!store)
+            eri_digest_block(blk, A->nbf, B->nbf, C->nbf, D->nbf, A->bf0, B->bf0, C->bf0, D->bf0,
+                             P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0,
+                             w->q[i].P != w->q[i].Q, b->D, bas->nbf, M);
+    }
+}
+
+#define OMP_CLASS(cls, la, lb, lc, ld)                                                         \
+    static void omp_chunk_##la##lb##lc##ld(const eri_batch *b, const eri_segment *sg, long q0, \
+                                           long q1, double *M, double *cart, double *sph)      \
+    {                                                                                          \
+        const int has_d = la == 2 || lc == 2;                                                  \
+        if (sg->path == ERI_PATH_MD)                                                           \
+            omp_run_quartets(b, sg, q0, q1, M, cart, sph, ERI_GEN_FN(md, la, lb, lc, ld),      \
+                             ERI_GEN_FN(sph, la, lb, lc, ld), has_d);                          \
+        else                                                                                   \
+            omp_run_quartets(b, sg, q0, q1, M, cart, sph, ERI_GEN_FN(hgp, la, lb, lc, ld),     \
+                             ERI_GEN_FN(sph, la, lb, lc, ld), has_d);                          \
+    }
+ERI_GEN_CLASSES(OMP_CLASS)
+#undef OMP_CLASS
+
+static int omp_chunk_run(const eri_batch *b, const omp_chunk *c, double *M, double *scr)
+{
+    const eri_segment *sg = &b->w->seg[c->seg];
+    double *cart = scr, *sph = scr + OMP_MAXBLK;
+    int ok = 1;
+#define ERI_CLASS_CASE(la, lb, lc, ld) omp_chunk_##la##lb##lc##ld(b, sg, c->q0, c->q1, M, cart, sph)
+#define ERI_CLASS_DEFAULT ok = 0
+    ERI_CLASS_SWITCH(sg->cls)
+#undef ERI_CLASS_CASE
+#undef ERI_CLASS_DEFAULT
+    return ok;
+}
+
+/* ---- work split ------------------------------------------------------------------- */
+static int omp_split(const eri_batch *b, omp_state *st)
+{
+    const eri_worklist *w = b->w;
+    int pure = 0;
+    for (int s = 0; s < b->bas->nshell; s++) pure |= b->bas->sh[s].pure;
+    double total = 0;
+    for (int k = 0; k < w->nseg; k++) {
+        const eri_segment *sg = &w->seg[k];
+        total += (double)(sg->q1 - sg->q0) * eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
+    }
+    const double target = total / ((double)st->nt * OMP_CHUNKS_PER_THREAD) + 1.0;
+    long n = 0;
+    st->seg_c0 = malloc(sizeof(int) * (size_t)(w->nseg + 1));
+    if (!st->seg_c0) return SB_EXIT_RUNTIME;
+    /* two passes: count, then fill */
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (int k = 0; k < w->nseg; k++) {
+            const eri_segment *sg = &w->seg[k];
+            const long nq = sg->q1 - sg->q0;
+            const double cost = eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
+            long nc = (long)((double)nq * cost / target) + 1;
+            if (nc > nq) nc = nq > 0 ? nq : 1;
+            if (pass) st->seg_c0[k] = (int)n;
+            for (long c = 0; c < nc; c++, n++)
+                if (pass) {
+                    st->ch[n].seg = k;
+                    st->ch[n].q0 = sg->q0 + nq * c / nc;
+                    st->ch[n].q1 = sg->q0 + nq * (c + 1) / nc;
+                }
+        }
+        if (!pass) {
+            st->ch = malloc(sizeof *st->ch * (size_t)(n ? n : 1));
+            if (!st->ch) return SB_EXIT_RUNTIME;
+        }
+    }
+    st->seg_c0[w->nseg] = (int)n;
+    st->nchunk = n;
+    return SB_OK;
+}
+
+/* ---- ops --------------------------------------------------------------------------- */
+static void omp_release(eri_batch *b)
+{
+    omp_state *st = b->dev;
+    if (!st) return;
+    for (int t = 0; t < st->nt; t++) {
+        if (st->Mt) sb_aligned_free(st->Mt[t]);
+        if (st->scr) sb_aligned_free(st->scr[t]);
+    }
+    free(st->Mt);
+    free(st->scr);
+    free(st->ch);
+    free(st->seg_c0);
+    free(st);
+    b->dev = NULL;
+}
+
+static int omp_prepare(eri_batch *b)
+{
+    omp_state *st = calloc(1, sizeof *st);
+    if (!st) return SB_EXIT_RUNTIME;
+    b->dev = st;
+    st->nt = omp_get_max_threads();
+    b->threads = st->nt;
+    st->nbf2 = (size_t)b->bas->nbf * (size_t)b->bas->nbf;
+    st->Mt = calloc((size_t)st->nt, sizeof *st->Mt);
+    st->scr = calloc((size_t)st->nt, sizeof *st->scr);
+    if (!st->Mt || !st->scr || omp_split(b, st)) goto oom;
+    int fail = 0;
+    /* each thread allocates (and first touches) its own buffers */
+#pragma omp parallel num_threads(st->nt) reduction(| : fail)
+    {
+        const int t = omp_get_thread_num();
+        st->scr[t] = sb_aligned_alloc(2 * OMP_MAXBLK * sizeof(double));
+        if (b->mode == ERI_MODE_DIGEST) {
+            st->Mt[t] = sb_aligned_alloc(st->nbf2 * sizeof(double) + 64);
+            if (st->Mt[t]) memset(st->Mt[t], 0, st->nbf2 * sizeof(double));
+        }
+        fail |= !st->scr[t] || (b->mode == ERI_MODE_DIGEST && !st->Mt[t]);
+    }
+    if (fail) goto oom;
+    return SB_OK;
+oom:
+    sb_error("eri_brush openmp_simd: out of memory (%d threads, %d functions)", st->nt, b->bas->nbf);
+    omp_release(b);
+    return SB_EXIT_RUNTIME;
+}
+
+static int omp_run(eri_batch *b)
+{
+    omp_state *st = b->dev;
+    const eri_worklist *w = b->w;
+    const int nt = st->nt, digest = b->mode == ERI_MODE_DIGEST;
+    int bad = 0;
+    double t0 = sb_clock_seconds();
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+    {
+        const int t = omp_get_thread_num();
+        double *M = digest ? st->Mt[t] : NULL;
+        if (digest) memset(M, 0, st->nbf2 * sizeof(double));
+        for (int k = 0; k < w->nseg; k++) {
+            /* chunk g belongs to thread g mod nt, the same map whether timed or not */
+            long g = st->seg_c0[k];
+            g += ((t - g) % nt + nt) % nt;
+            for (; g < st->seg_c0[k + 1]; g += nt) bad |= !omp_chunk_run(b, &st->ch[g], M, st->scr[t]);
+            if (b->seg_seconds) {
+#pragma omp barrier
+#pragma omp master
+                {
+                    double t1 = sb_clock_seconds();
+                    b->seg_seconds[k] = t1 - t0;
+                    t0 = t1;
+                }
+            }
+        }
+        if (digest) {
+#pragma omp barrier
+            const size_t n = st->nbf2;
+#pragma omp for schedule(static)
+            for (size_t e = 0; e < n; e++) {
+                double s = st->Mt[0][e];
+                for (int u = 1; u < nt; u++) s += st->Mt[u][e];
+                b->M[e] = s;
+            }
+        }
+    }
+    if (bad) {
+        sb_error("eri_brush openmp_simd: a segment's class has no generated code");
+        return SB_EXIT_RUNTIME;
+    }
+    return SB_OK;
+}
+
+static int omp_download(eri_batch *b)
+{
+    (void)b; /* M and store are host memory, written in place */
+    return SB_OK;
+}
+
+const eri_ops eri_ops_openmp_simd = {
+    .prepare = omp_prepare,
+    .run = omp_run,
+    .download = omp_download,
+    .release = omp_release,
+    .launches = NULL,
+};
