@@ -77,7 +77,7 @@ const eri_ops *eri_ops_for(sb_backend be)
 static int load_inputs(eri_case *ec)
 {
     const eri_config *cfg = &ec->cfg;
-    char path[1024], rel[600];
+    char path[1024], rel[1400];
     int rc;
     if (!strcmp(cfg->molecule, "cluster")) {
         rc = eri_water_cluster(cfg->size, cfg->seed, &ec->mol);
@@ -100,10 +100,15 @@ static int load_inputs(eri_case *ec)
     /* the libint2 reference, where one was made for this molecule and basis */
     ec->ref_path[0] = '\0';
     if (in_list(cfg->molecule, shipped_molecules) && in_list(cfg->basis, shipped_bases)) {
-        snprintf(rel, sizeof rel, "ref/%s.%s%s.ref", cfg->molecule, cfg->basis, cfg->pure ? "" : ".cart");
+        /* most cases have no reference: probe the directory quietly, not the file */
         char ref[1024];
-        if (eri_data_path(rel, ref, sizeof ref) == SB_OK && access(ref, R_OK) == 0)
-            snprintf(ec->ref_path, sizeof ec->ref_path, "%s", ref);
+        if (eri_data_path("ref/FORMAT.md", ref, sizeof ref) == SB_OK) {
+            char *slash = strrchr(ref, '/');
+            if (slash) *slash = '\0';
+            snprintf(rel, sizeof rel, "%s/%s.%s%s.ref", ref, cfg->molecule, cfg->basis, cfg->pure ? "" : ".cart");
+        }
+        if (access(rel, R_OK) == 0)
+            snprintf(ec->ref_path, sizeof ec->ref_path, "%s", rel);
     }
     return SB_OK;
 }
