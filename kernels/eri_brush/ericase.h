@@ -32,7 +32,7 @@ typedef struct {
     double *store;
     eri_batch b;
     const eri_ops *ops;
-    char ref_path[1024];   /* libint2 reference file for this case, "" if none */
+    char ref_path[2048];   /* libint2 reference file for this case, "" if none */
     double setup_seconds;
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
 } eri_case;

@@ -77,7 +77,7 @@ const eri_ops *eri_ops_for(sb_backend be)
 static int load_inputs(eri_case *ec)
 {
     const eri_config *cfg = &ec->cfg;
-    char path[1024], rel[1400];
+    char path[1024], rel[2048];
     int rc;
     if (!strcmp(cfg->molecule, "cluster")) {
         rc = eri_water_cluster(cfg->size, cfg->seed, &ec->mol);
