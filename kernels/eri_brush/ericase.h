@@ -44,6 +44,5 @@ const eri_ops *eri_ops_for(sb_backend be);
 /* Runs `ops` over worklist w in store mode into a fresh array (caller frees). */
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out);
 int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
-const char *eri_class_name(int cls); /* "(dp|ps)" */
 
 #endif

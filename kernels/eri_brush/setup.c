@@ -204,13 +204,3 @@ void eri_case_destroy(eri_case *ec)
     free(ec->D), free(ec->M), free(ec->store);
     memset(ec, 0, sizeof *ec);
 }
-
-const char *eri_class_name(int cls)
-{
-    static char names[ERI_NCLASS][16];
-    static const char L[] = "spdfg";
-    const eri_class_info *ci = eri_class(cls);
-    if (!ci || cls < 0 || cls >= ERI_NCLASS) return "(?)";
-    snprintf(names[cls], sizeof names[cls], "(%c%c|%c%c)", L[ci->la], L[ci->lb], L[ci->lc], L[ci->ld]);
-    return names[cls];
-}

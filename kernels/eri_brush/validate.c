@@ -193,22 +193,19 @@ static int class_sample(const eri_worklist *w, long per, eri_quartet **out, long
     if (!q) return SB_EXIT_RUNTIME;
     long m = 0;
     for (int c = 0; c < ERI_NCLASS; c++) {
-        long take = cnt[c] < per ? cnt[c] : per, seen = 0;
+        long take = cnt[c] < per ? cnt[c] : per;
         for (long t = 0; t < take; t++) {
             long want = (long)((double)t * (double)cnt[c] / (double)take), base = 0;
-            seen = 0;
             for (int k = 0; k < w->nseg; k++) {
                 if (w->seg[k].cls != c) continue;
                 long len = w->seg[k].q1 - w->seg[k].q0;
                 if (want < base + len) {
                     q[m++] = w->q[w->seg[k].q0 + want - base];
-                    seen = 1;
                     break;
                 }
                 base += len;
             }
         }
-        (void)seen;
     }
     *out = q, *nout = m;
     return SB_OK;
