@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dfratom_scf/dfratom_scf.h"
 #include "eri_brush/eri_brush.h"
 #include "fullerene_ff/fullerene_ff.h"
 #include "lattice_mc/lattice_mc.h"
@@ -13,6 +14,7 @@ static const sb_kernel *const kernels[] = {
     &nlchains_kernel,
     &fullerene_ff_kernel,
     &eri_brush_kernel,
+    &dfratom_scf_kernel,
 };
 
 #define NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))

@@ -83,6 +83,22 @@ fullerene_ff)
     run $sb "$res" cuda $N .fill-10000 --reps 3 --param fill=10000 --param oracle=4
   done
   ;;
+dfratom_scf)
+  lim=${DFR_LIMIT:-200}
+  DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
+            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|energy|scf_it|fock_b|hf_limit|VALIDATION)|FAIL" || fail=1; }
+  echo "== dfratom_scf: one Fock build (Xe, K=30, Dirac, Gaussian nucleus): cuda, openmp_simd 16 threads, reference"
+  DFR cuda 30 .job-fock --reps 5 --param job=fock
+  DFR openmp_simd 30 .job-fock --reps 3 --param job=fock
+  DFR reference 30 .job-fock --reps 1 --warmup 0 --param job=fock --param oracle=0
+  echo "== dfratom_scf: converged SCF, cuda: Xe and Rn (K=30); openmp_simd: Xe"
+  DFR cuda 30 "" --reps 3
+  DFR cuda 30 .atom-Rn --reps 2 --param atom=Rn
+  DFR openmp_simd 30 "" --reps 1 --warmup 0
+  echo "== dfratom_scf: nonrelativistic limit vs numerical HF (cuda)"
+  DFR cuda 34 .atom-Ne.schrodinger --reps 1 --param atom=Ne --param hamiltonian=schrodinger --param beta=1.8
+  DFR cuda 40 .atom-Xe.schrodinger --reps 1 --param hamiltonian=schrodinger --param beta=1.8 --param alpha=0.03
+  ;;
 eri_brush)
   # each case under a time limit: the device budget is shared by every kernel
   lim=${ERI_LIMIT:-150}

@@ -3,7 +3,8 @@
 # Usage (root, or with sudo available): tools/setup.sh [make arguments, e.g. CUDA=0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(build-essential python3 libjansson-dev librandom123-dev libcmocka-dev libfftw3-dev hyperfine gnuplot-nox libint2-dev)
+pkgs=(build-essential python3 libjansson-dev librandom123-dev libcmocka-dev libfftw3-dev hyperfine gnuplot-nox libint2-dev
+      liblapacke-dev libopenblas-dev libgfortran-12-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,0 +1,146 @@
+/* dfratom_scf: the contract between setup, the SCF driver and the backends.
+ *
+ * Dirac-Fock-Roothaan for a closed-shell atom (DFRATOM), in a restricted-kinetic-balance
+ * Gaussian spinor basis. Per symmetry kappa the large components are g^L_i = N_i r^(l+1)
+ * e^(-z_i r^2) and the small components g^S_i = (d/dr + kappa/r) g^L_i (unnormalised, so
+ * that the sigma.p coupling equals S^SS and the nonrelativistic kinetic energy is S^SS/2).
+ * Energies are shifted by -c^2 (the free electron at rest has E = 0). Atomic units. */
+#ifndef DFR_H
+#define DFR_H
+
+#include "sb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DFR_NSYM 7   /* s1/2 p1/2 p3/2 d3/2 d5/2 f5/2 f7/2 */
+#define DFR_KMAX 7   /* multipole order k <= j + j' <= 7 */
+#define DFR_MAXN 80  /* basis functions per symmetry */
+
+/* kappa of symmetry s, in the order above */
+extern const int dfr_kappa[DFR_NSYM];
+static inline int dfr_l(int kappa) { return kappa < 0 ? -kappa - 1 : kappa; }
+static inline int dfr_lbar(int kappa) { return kappa < 0 ? -kappa : kappa - 1; }
+/* 2j+1 = 2|kappa|: electrons in a closed subshell */
+static inline int dfr_degeneracy(int kappa) { return kappa < 0 ? -2 * kappa : 2 * kappa; }
+
+/* The basis as the Fock builders see it: flat, position independent (copied to the GPU).
+ * Symmetry s has n[s] functions at fun0[s]; component X (0 = L, 1 = S) of function f is
+ * sum_t coef[f][X][t] r^pw[s][X][t] e^(-zeta[f] r^2), t < nterm[s][X]. */
+typedef struct {
+    int ns;                       /* symmetries in use: the first ns of DFR_NSYM */
+    int n[DFR_NSYM], fun0[DFR_NSYM];
+    int moff[DFR_NSYM];           /* offset of symmetry s in a packed matrix set (below) */
+    int nterm[DFR_NSYM][2];
+    int pw[DFR_NSYM][2][2];
+    /* Gamma^k(s,s') = (j k j'; 1/2 0 -1/2)^2 when l + k + l' is even, else 0 */
+    double gam[DFR_NSYM][DFR_NSYM][DFR_KMAX + 1];
+    int nf;                       /* total functions */
+} dfr_sym;
+
+typedef struct {
+    double zeta;
+    double coef[2][2];
+} dfr_fun;
+
+/* A packed matrix set holds, per symmetry s, the three N_s x N_s blocks LL, LS, SS
+ * (column-major, SL = LS^T) from moff[s]: 3 sum_s N_s^2 doubles. */
+enum { DFR_LL = 0, DFR_LS = 1, DFR_SS = 2 };
+static inline long dfr_set_size(const dfr_sym *y)
+{
+    return (long)y->moff[y->ns - 1] + 3L * y->n[y->ns - 1] * y->n[y->ns - 1];
+}
+
+/* The atom and the run settings */
+typedef struct {
+    int Z, charge, nelec;
+    char symbol[4];
+    int mass;                     /* nuclear mass number (Gaussian nucleus) */
+    int nocc[DFR_NSYM];           /* occupied (closed) shells per symmetry */
+    int one_electron;             /* a single electron: no two-electron terms */
+} dfr_atom;
+
+typedef enum { DFR_NUC_POINT = 0, DFR_NUC_GAUSS = 1 } dfr_nucleus;
+typedef enum { DFR_DIRAC = 0, DFR_SCHRODINGER = 1 } dfr_hamiltonian;
+
+typedef struct {
+    double c;                     /* speed of light, a.u. */
+    dfr_nucleus nucleus;
+    double xi;                    /* Gaussian nucleus exponent, bohr^-2 */
+    dfr_hamiltonian ham;          /* SCHRODINGER: the c -> infinity limit taken exactly */
+    int maxit;
+    double conv_e, conv_ll, conv_ls, conv_ss;
+    int diis;                     /* DIIS subspace (0: damping only) */
+} dfr_scf_opts;
+
+/* Two-electron part of the Fock matrices: G = J - K for every symmetry from the
+ * occupation-weighted densities D (each block already multiplied by 2j'+1). */
+typedef struct dfr_gbuild dfr_gbuild;
+typedef int (*dfr_g_fn)(dfr_gbuild *g, const double *D, double *G);
+struct dfr_gbuild {
+    const dfr_sym *sym;
+    const dfr_fun *fun;
+    int nout;                     /* output elements: LL and SS with i <= j, all of LS */
+    int *out;                     /* dfr_out_code()s (dfr_math.h) */
+    dfr_g_fn build;               /* writes the listed elements of G; the caller mirrors */
+    void *priv;                   /* backend state (device buffers) */
+};
+/* The output list (Schrodinger: LL only); 0 or SB_EXIT_RUNTIME */
+int dfr_gbuild_init(dfr_gbuild *g, const dfr_sym *y, const dfr_fun *f, int dirac);
+void dfr_gbuild_free(dfr_gbuild *g);
+/* Completes LL and SS from their upper triangles */
+void dfr_g_mirror(const dfr_sym *y, double *G);
+
+/* One SCF's outcome */
+typedef struct {
+    double energy, e_kin, e_ne, e_ee;
+    int iterations, converged, fock_builds;
+    double eps[DFR_NSYM][8];      /* occupied orbital energies per symmetry (first 8) */
+    int below_minus_c2[DFR_NSYM]; /* eigenvalues below -c^2: must equal N_s (positronic) */
+    double min_occ_eps;           /* lowest occupied orbital energy: must exceed -2c^2 */
+    double dd_ll, dd_ls, dd_ss, de;
+} dfr_result;
+
+/* Work and memory of a run */
+typedef struct {
+    double elem_per_build;        /* radial integrals R^k_el(P,a;Q,b) per G build */
+    double rint_per_build;        /* radial two-electron integrals over basis functions */
+} dfr_counts;
+
+/* ---- setup (atoms.c, basis.c, oneint.c, angular.c) ---- */
+int dfr_atom_parse(const char *symbol, int charge, dfr_atom *a);
+int dfr_default_mass(int Z);      /* 0 when not tabulated */
+const char *dfr_closed_counts(void);
+double dfr_xi_from_mass(int A);
+void dfr_angular(dfr_sym *y);
+
+typedef struct {
+    double alpha, beta, gamma, delta; /* zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta] */
+    int K;                        /* s functions */
+    int n[DFR_NSYM / 2 + 1];      /* functions per l (s, p, d, f) */
+    int start[DFR_NSYM / 2 + 1];  /* first index (1-based) into the s sequence per l */
+} dfr_wtbs;
+int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f);
+
+/* One-electron matrices per symmetry, packed like D: LL = S^LL, LS unused, SS = S^SS (metric),
+ * and V (LL = V^LL, SS = V^SS). */
+void dfr_oneint(const dfr_sym *y, const dfr_fun *f, int Z, const dfr_scf_opts *o, double *S, double *V);
+
+/* ---- SCF (scf.c) ---- */
+/* Dw_out (optional, dfr_set_size doubles): the final occupation-weighted density */
+int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
+            dfr_gbuild *g, dfr_result *r, int verbose, double *Dw_out);
+void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
+
+/* ---- backends: G builders ---- */
+int dfr_g_reference(dfr_gbuild *g, const double *D, double *G);
+int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G);
+int dfr_g_cuda_init(dfr_gbuild *g);   /* sets g->build and g->priv */
+void dfr_g_cuda_free(dfr_gbuild *g);
+int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,164 @@
+/* dfratom_scf: closed-form radial integrals and the Fock-build summand, shared verbatim by
+ * the scalar reference, the OpenMP backend and the CUDA kernels (so the backends differ only
+ * in summation order).
+ *
+ * Radial two-electron integral of two Gaussian "densities" r^P e^(-a r^2) and r^Q e^(-b r^2):
+ *   R^k(P,a;Q,b) = int int r1^P e^(-a r1^2) r2^Q e^(-b r2^2) r_<^k / r_>^(k+1) dr1 dr2
+ *                = A(a,P;b,Q) + A(b,Q;a,P)       (A: the region r2 < r1).
+ * With r2 = s r1 and w = b s^2 / (a + b s^2) (derivation in README.md):
+ *   A(a,P;b,Q) = Gamma(n)/4 a^-n (a/b)^al B(b/(a+b); al, be),
+ *   n = (P+Q+1)/2, al = (Q+k+1)/2, be = (P-k)/2,
+ * B the incomplete beta function. al + be = n turns the prefactor of B's continued fraction
+ * into (a+b)^-n, so nothing overflows for exponent ratios up to 1e12. be > 0 always: the
+ * lowest power in a density is l1 + l2 + 2 > k (triangle rule). */
+#ifndef DFR_MATH_H
+#define DFR_MATH_H
+
+#include <math.h>
+
+#include "dfratom_scf/dfr.h"
+
+#ifdef __CUDACC__
+#define DFR_FN static __host__ __device__ inline
+#else
+#define DFR_FN static inline
+#endif
+
+/* Continued fraction of the regularised incomplete beta, modified Lentz:
+ * B(x; a, b) = x^a (1-x)^b / a * dfr_beta_cf(x, a, b), for x < (a+1)/(a+b+2) where it
+ * converges in O(sqrt(max(a,b))) terms. */
+DFR_FN double dfr_beta_cf(double x, double a, double b)
+{
+    const double tiny = 1e-300, eps = 2e-16;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    if (fabs(d) < tiny) d = tiny;
+    d = 1.0 / d;
+    double h = d;
+    for (int m = 1; m <= 300; ++m) {
+        double m2 = 2.0 * m;
+        double e = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+        d = 1.0 + e * d;
+        c = 1.0 + e / c;
+        if (fabs(d) < tiny) d = tiny;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        h *= d * c;
+        e = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+        d = 1.0 + e * d;
+        c = 1.0 + e / c;
+        if (fabs(d) < tiny) d = tiny;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1.0) < eps) break;
+    }
+    return h;
+}
+
+/* A(a,P;b,Q) above, for multipole k */
+DFR_FN double dfr_rk_half(int k, int P, double a, int Q, double b)
+{
+    double n = 0.5 * (P + Q + 1), al = 0.5 * (Q + k + 1), be = 0.5 * (P - k);
+    double s = a + b, x = b / s, gn = tgamma(n);
+    if (x < (al + 1.0) / (al + be + 2.0))
+        return 0.25 * gn * pow(s, -n) * dfr_beta_cf(x, al, be) / al;
+    /* complement: B(x; al, be) = B(al, be) - B(1-x; be, al), both terms positive */
+    double full = tgamma(al) * tgamma(be) / gn; /* Gamma(al + be) = Gamma(n) */
+    return 0.25 * gn * (pow(a, -be) * pow(b, -al) * full - pow(s, -n) * dfr_beta_cf(a / s, be, al) / be);
+}
+
+DFR_FN double dfr_rk_elem(int k, int P, double a, int Q, double b)
+{
+    return dfr_rk_half(k, P, a, Q, b) + dfr_rk_half(k, Q, b, P, a);
+}
+
+/* Terms of the product density g^X_i g^X_j (i in symmetry si, j in sj), equal powers merged:
+ * returns the count (<= 3), powers in P, coefficients in C. */
+DFR_FN int dfr_density(const dfr_sym *y, const dfr_fun *f, int X, int si, int i, int sj, int j, int *P, double *C)
+{
+    int n = 0;
+    for (int t = 0; t < y->nterm[si][X]; ++t)
+        for (int u = 0; u < y->nterm[sj][X]; ++u) {
+            int p = y->pw[si][X][t] + y->pw[sj][X][u];
+            double c = f[i].coef[X][t] * f[j].coef[X][u];
+            int q = 0;
+            while (q < n && P[q] != p) ++q;
+            if (q == n) { P[n] = p; C[n] = 0.0; ++n; }
+            C[q] += c;
+        }
+    return n;
+}
+
+/* R^k over basis functions: the density g^X_i1 g^X_i2 against g^Y_i3 g^Y_i4 (global indices) */
+DFR_FN double dfr_rk(const dfr_sym *y, const dfr_fun *f, int k, int X, int s1, int i1, int s2, int i2, int Y,
+                     int s3, int i3, int s4, int i4)
+{
+    int P1[4], P2[4];
+    double C1[4], C2[4];
+    int n1 = dfr_density(y, f, X, s1, i1, s2, i2, P1, C1);
+    int n2 = dfr_density(y, f, Y, s3, i3, s4, i4, P2, C2);
+    double a = f[i1].zeta + f[i2].zeta, b = f[i3].zeta + f[i4].zeta, r = 0.0;
+    for (int p = 0; p < n1; ++p)
+        for (int q = 0; q < n2; ++q) r += C1[p] * C2[q] * dfr_rk_elem(k, P1[p], a, P2[q], b);
+    return r;
+}
+
+/* Output element code of a G build: symmetry, block, row, column. */
+DFR_FN int dfr_out_code(int s, int blk, int i, int j) { return ((s * 3 + blk) << 16) | (i << 8) | j; }
+DFR_FN void dfr_out_decode(int code, int *s, int *blk, int *i, int *j)
+{
+    int sb = code >> 16;
+    *s = sb / 3;
+    *blk = sb % 3;
+    *i = (code >> 8) & 255;
+    *j = code & 255;
+}
+
+/* The contribution of density element (m, n) of symmetry sp to G[blk](i, j) of symmetry s:
+ *  LL: D'LL_mn R^0(Li Lj|L'm L'n) + D'SS_mn R^0(Li Lj|S'm S'n) - sum_k G^k D'LL_mn R^k(Li L'm|L'n Lj)
+ *  SS: the same with S for the (i, j) components and D'SS in the exchange;
+ *  LS: - sum_k G^k D'LS_mn R^k(Li L'm|S'n Sj).
+ * D holds each symmetry's densities weighted by its occupancy 2j'+1. */
+DFR_FN double dfr_g_term(const dfr_sym *y, const dfr_fun *f, const double *D, int s, int blk, int i, int j,
+                         int sp, int m, int n)
+{
+    int N = y->n[sp];
+    const double *Dp = D + y->moff[sp] + m + (long)n * N;
+    long NN = (long)N * N;
+    int gi = y->fun0[s] + i, gj = y->fun0[s] + j, gm = y->fun0[sp] + m, gn = y->fun0[sp] + n;
+    double v = 0.0;
+    if (blk == DFR_LS) {
+        double d = Dp[NN];
+        if (d == 0.0) return 0.0;
+        for (int k = 0; k <= DFR_KMAX; ++k) {
+            double g = y->gam[s][sp][k];
+            if (g != 0.0) v -= g * d * dfr_rk(y, f, k, 0, s, gi, sp, gm, 1, sp, gn, s, gj);
+        }
+        return v;
+    }
+    int X = blk == DFR_LL ? 0 : 1;
+    double dll = Dp[0], dss = Dp[2 * NN], dx = X == 0 ? dll : dss;
+    if (dll != 0.0) v += dll * dfr_rk(y, f, 0, X, s, gi, s, gj, 0, sp, gm, sp, gn);
+    if (dss != 0.0) v += dss * dfr_rk(y, f, 0, X, s, gi, s, gj, 1, sp, gm, sp, gn);
+    if (dx != 0.0)
+        for (int k = 0; k <= DFR_KMAX; ++k) {
+            double g = y->gam[s][sp][k];
+            if (g != 0.0) v -= g * dx * dfr_rk(y, f, k, X, s, gi, sp, gm, X, sp, gn, s, gj);
+        }
+    return v;
+}
+
+/* One output element: the sum over every symmetry and density element, in a fixed order */
+DFR_FN double dfr_g_element(const dfr_sym *y, const dfr_fun *f, const double *D, int code)
+{
+    int s, blk, i, j;
+    dfr_out_decode(code, &s, &blk, &i, &j);
+    double v = 0.0;
+    for (int sp = 0; sp < y->ns; ++sp)
+        for (int n = 0; n < y->n[sp]; ++n)
+            for (int m = 0; m < y->n[sp]; ++m) v += dfr_g_term(y, f, D, s, blk, i, j, sp, m, n);
+    return v;
+}
+
+#endif

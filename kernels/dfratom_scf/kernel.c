@@ -1,0 +1,173 @@
+/* dfratom_scf: the sb_kernel the harness drives (parameters, repetitions, counters). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfratom_scf/dfratom_scf.h"
+#include "dfratom_scf/dfrcase.h"
+
+#ifndef SB_HAVE_CUDA
+int dfr_g_cuda_init(dfr_gbuild *g)
+{
+    (void)g;
+    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
+    return SB_EXIT_USAGE;
+}
+void dfr_g_cuda_free(dfr_gbuild *g) { (void)g; }
+int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
+{
+    (void)g, (void)l, (void)max;
+    return 0;
+}
+#endif
+
+static const sb_param_spec dfr_params[] = {
+    {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
+    {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
+    {"job", "scf", "scf (a repetition is one SCF to convergence) | fock (one two-electron Fock build)"},
+    {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
+    {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
+    {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
+    {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
+    {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
+    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps"},
+    {"gamma", "0", "well-tempered gamma"},
+    {"delta", "0", "well-tempered delta"},
+    {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
+    {"nd", "0.6 SIZE", "d functions (first nd exponents)"},
+    {"nf", "0.5 SIZE", "f functions (first nf exponents)"},
+    {"maxit", "100", "SCF iteration limit"},
+    {"diis", "8", "DIIS subspace size (0: plain iteration)"},
+    {"conv_e", "1e-10", "energy convergence, Eh (density: LL 1e-8, LS 1e-10, SS 1e-12)"},
+    {"oracle", "2000", "G elements of the final Fock build checked against the scalar reference"},
+    {NULL, NULL, NULL}};
+
+static int dfr_setup(sb_case *c)
+{
+    dfr_case *d = calloc(1, sizeof *d);
+    if (!d) return SB_EXIT_RUNTIME;
+    c->state = d;
+    int rc = dfr_case_parse(c->params, d);
+    if (rc) return rc;
+    d->backend = c->backend;
+    dfr_count(&d->y, d->f, d->o.ham == DFR_DIRAC, &d->cnt);
+    c->work.items = d->cnt.rint_per_build; /* job=scf: times the builds, set after the run */
+    c->work.bytes = 16.0 * dfr_set_size(&d->y);
+    c->work.flops = 0.0; /* continued-fraction lengths vary: not countable */
+    c->work.fp64 = 1;
+    return SB_OK;
+}
+
+static int init_builder(dfr_case *d, sb_backend b, dfr_gbuild *g)
+{
+    int rc = dfr_gbuild_init(g, &d->y, d->f, d->o.ham == DFR_DIRAC);
+    if (rc) return rc;
+    switch (b) {
+    case SB_BACKEND_REFERENCE: g->build = dfr_g_reference; return SB_OK;
+    case SB_BACKEND_OPENMP_SIMD: g->build = dfr_g_openmp; return SB_OK;
+    default: return dfr_g_cuda_init(g);
+    }
+}
+
+static int dfr_prepare(sb_case *c)
+{
+    dfr_case *d = c->state;
+    int rc = init_builder(d, c->backend, &d->g);
+    if (rc) return rc;
+    if (c->backend == SB_BACKEND_CUDA) {
+        int n = dfr_g_cuda_launches(&d->g, c->launch, SB_MAX_LAUNCH);
+        if (n < 0) return SB_EXIT_RUNTIME;
+        c->nlaunch = n;
+    }
+    if (d->job == DFR_JOB_FOCK) { /* the density after one SCF iteration (core guess) */
+        dfr_scf_opts one = d->o;
+        one.maxit = 1;
+        d->D0 = calloc(dfr_set_size(&d->y), sizeof(double));
+        d->G0 = calloc(dfr_set_size(&d->y), sizeof(double));
+        if (!d->D0 || !d->G0) return SB_EXIT_RUNTIME;
+        dfr_result r;
+        if ((rc = dfr_scf(&d->atom, &d->y, d->f, &one, &d->g, &r, 0, d->D0))) return rc;
+    }
+    return SB_OK;
+}
+
+static int dfr_run(sb_case *c)
+{
+    dfr_case *d = c->state;
+    if (d->job == DFR_JOB_FOCK) return d->g.build(&d->g, d->D0, d->G0);
+    return dfr_scf(&d->atom, &d->y, d->f, &d->o, &d->g, &d->r, !c->params->quiet, d->Dfinal);
+}
+
+static int dfr_finish(sb_case *c)
+{
+    dfr_case *d = c->state;
+    sb_counters *cs = &c->counters;
+    sb_counter_set(cs, "radial_2e_integrals_per_build", d->cnt.rint_per_build, "1");
+    sb_counter_set(cs, "elementary_integrals_per_build", d->cnt.elem_per_build, "1");
+    sb_counter_set(cs, "basis_functions", d->y.nf, "1");
+    sb_counter_set(cs, "Z", d->atom.Z, "1");
+    if (d->job == DFR_JOB_FOCK) return SB_OK;
+    const dfr_result *r = &d->r;
+    if (!r->converged)
+        sb_error("dfratom_scf: SCF not converged in %d iterations (dE %.1e Eh, dD(LL) %.1e): raise maxit or "
+                 "change the basis", r->iterations, r->de, r->dd_ll);
+    c->work.items = d->cnt.rint_per_build * (r->fock_builds ? r->fock_builds : 1);
+    c->work.bytes = 16.0 * dfr_set_size(&d->y) * (r->fock_builds ? r->fock_builds : 1);
+    sb_counter_set(cs, "energy", r->energy, "Eh");
+    sb_counter_set(cs, "energy_kinetic", r->e_kin, "Eh");
+    sb_counter_set(cs, "energy_nuclear", r->e_ne, "Eh");
+    sb_counter_set(cs, "energy_electron_repulsion", r->e_ee, "Eh");
+    sb_counter_set(cs, "virial_minus_V_over_T", -(r->e_ne + r->e_ee) / r->e_kin, "1");
+    sb_counter_set(cs, "scf_iterations", r->iterations, "1");
+    sb_counter_set(cs, "fock_builds", r->fock_builds, "1");
+    sb_counter_set(cs, "converged", r->converged, "1");
+    static const char *const names[DFR_NSYM] = {"s1/2", "p1/2", "p3/2", "d3/2", "d5/2", "f5/2", "f7/2"};
+    static const char spd[] = "spdf";
+    for (int s = 0; s < d->y.ns; ++s) {
+        int l = dfr_l(dfr_kappa[s]);
+        for (int b = 0; b < d->atom.nocc[s] && b < 8; ++b) {
+            char name[48];
+            snprintf(name, sizeof name, "eps_%d%c%s", b + l + 1, spd[l], names[s] + 1);
+            sb_counter_set(cs, name, r->eps[s][b], "Eh");
+        }
+    }
+    return r->converged ? SB_OK : SB_EXIT_RUNTIME;
+}
+
+static void dfr_teardown(sb_case *c)
+{
+    dfr_case *d = c->state;
+    if (!d) return;
+    if (d->backend == SB_BACKEND_CUDA) dfr_g_cuda_free(&d->g);
+    dfr_gbuild_free(&d->g);
+    free(d->f);
+    free(d->D0);
+    free(d->G0);
+    free(d->Dfinal);
+    free(d);
+    c->state = NULL;
+}
+
+const sb_kernel dfratom_scf_kernel = {
+    .name = "dfratom_scf",
+    .summary = "Dirac-Fock-Roothaan SCF of closed-shell atoms in a kinetically balanced well-tempered Gaussian basis",
+    .item = "radial 2e integrals",
+    .size_meaning = "K, s functions of the well-tempered basis (p, d, f follow np, nd, nf)",
+    .default_size = 30,
+    .min_size = 4,
+    .max_size = DFR_MAXN,
+    .ci_size = 12,
+    .params = dfr_params,
+#ifdef SB_HAVE_CUDA
+    .has_backend = {1, 1, 1},
+#else
+    .has_backend = {1, 0, 1},
+#endif
+    .setup = dfr_setup,
+    .prepare = dfr_prepare,
+    .run = dfr_run,
+    .finish = dfr_finish,
+    .validate = dfr_validate,
+    .teardown = dfr_teardown,
+};

@@ -1,0 +1,268 @@
+/* dfratom_scf: the closed-shell Dirac-Fock-Roothaan SCF (host side; the backends only
+ * build the two-electron matrices G). Per symmetry kappa, in the kinetically balanced basis
+ * (dfr.h):
+ *   [ V^LL + G^LL        c S^SS + G^LS             ] [C^L]       [S^LL   0  ] [C^L]
+ *   [ c S^SS + G^SL      V^SS - 2c^2 S^SS + G^SS   ] [C^S] = eps [ 0   S^SS ] [C^S]
+ * solved with LAPACKE dsygvd; the first N_s eigenvalues are the positronic states. The
+ * Schrodinger Hamiltonian (c -> infinity taken exactly) keeps the LL block with T = S^SS/2. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfratom_scf/dfr.h"
+
+#define DIIS_MAX 10
+
+typedef struct {
+    int dim[DFR_NSYM];
+    long foff[DFR_NSYM], fsize; /* full dim x dim matrices, concatenated */
+} layout;
+
+static void make_layout(const dfr_sym *y, int dirac, layout *L)
+{
+    L->fsize = 0;
+    for (int s = 0; s < y->ns; ++s) {
+        L->dim[s] = dirac ? 2 * y->n[s] : y->n[s];
+        L->foff[s] = L->fsize;
+        L->fsize += (long)L->dim[s] * L->dim[s];
+    }
+}
+
+/* Full matrix of symmetry s from a packed set (LL, LS, SS; SL = LS^T) */
+static void unpack(const dfr_sym *y, const layout *L, int s, const double *P, double *F)
+{
+    int N = y->n[s], d = L->dim[s];
+    const double *ll = P + y->moff[s], *ls = ll + (long)N * N, *ss = ls + (long)N * N;
+    for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) {
+            F[i + (long)j * d] = ll[i + (long)j * N];
+            if (d == N) continue;
+            F[i + (long)(N + j) * d] = ls[i + (long)j * N];
+            F[N + j + (long)i * d] = ls[i + (long)j * N];
+            F[N + i + (long)(N + j) * d] = ss[i + (long)j * N];
+        }
+}
+
+/* sum_ij D_ij A_ij of two packed sets of symmetric full matrices (LS counts twice) */
+static double trace_set(const dfr_sym *y, const double *D, const double *A)
+{
+    double t = 0.0;
+    for (int s = 0; s < y->ns; ++s) {
+        long NN = (long)y->n[s] * y->n[s], o = y->moff[s];
+        for (long e = 0; e < NN; ++e) t += D[o + e] * A[o + e] + 2.0 * D[o + NN + e] * A[o + NN + e] + D[o + 2 * NN + e] * A[o + 2 * NN + e];
+    }
+    return t;
+}
+
+typedef struct {
+    int n, next;
+    double *F[DIIS_MAX], *E[DIIS_MAX];
+} diis;
+
+/* Pulay's extrapolation over the last m Fock sets; error FDM - MDF per symmetry */
+static void diis_step(diis *d, int m, long size, double *F, const double *err)
+{
+    int slot = d->next % m;
+    if (!d->F[slot]) {
+        d->F[slot] = malloc(sizeof(double) * size);
+        d->E[slot] = malloc(sizeof(double) * size);
+    }
+    memcpy(d->F[slot], F, sizeof(double) * size);
+    memcpy(d->E[slot], err, sizeof(double) * size);
+    d->next++;
+    if (d->n < m) d->n++;
+    for (int n = d->n; n >= 2; --n) { /* drop the oldest vectors while the system is singular */
+        double B[(DIIS_MAX + 1) * (DIIS_MAX + 1)], rhs[DIIS_MAX + 1];
+        lapack_int ipiv[DIIS_MAX + 1];
+        int idx[DIIS_MAX];
+        for (int a = 0; a < n; ++a) idx[a] = (d->next - n + a) % m;
+        for (int a = 0; a < n; ++a) {
+            for (int b = 0; b <= a; ++b) {
+                double dot = 0.0;
+                for (long e = 0; e < size; ++e) dot += d->E[idx[a]][e] * d->E[idx[b]][e];
+                B[a + b * (n + 1)] = B[b + a * (n + 1)] = dot;
+            }
+            B[a + n * (n + 1)] = B[n + a * (n + 1)] = -1.0;
+            rhs[a] = 0.0;
+        }
+        B[n + n * (n + 1)] = 0.0;
+        rhs[n] = -1.0;
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, n + 1, 1, B, n + 1, ipiv, rhs, n + 1) != 0) continue;
+        memset(F, 0, sizeof(double) * size);
+        for (int a = 0; a < n; ++a)
+            for (long e = 0; e < size; ++e) F[e] += rhs[a] * d->F[idx[a]][e];
+        return;
+    }
+}
+
+static void diis_free(diis *d)
+{
+    for (int i = 0; i < DIIS_MAX; ++i) {
+        free(d->F[i]);
+        free(d->E[i]);
+    }
+}
+
+int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
+            dfr_result *r, int verbose, double *Dw_out)
+{
+    const int dirac = o->ham == DFR_DIRAC;
+    const double c = o->c;
+    layout L;
+    make_layout(y, dirac, &L);
+    long psize = dfr_set_size(y);
+    int maxd = 0;
+    for (int s = 0; s < y->ns; ++s) maxd = L.dim[s] > maxd ? L.dim[s] : maxd;
+    double *S = calloc(psize, sizeof *S), *V = calloc(psize, sizeof *V), *H = calloc(psize, sizeof *H);
+    double *K = calloc(psize, sizeof *K), *G = calloc(psize, sizeof *G), *D = calloc(psize, sizeof *D);
+    double *Dw = calloc(psize, sizeof *Dw), *Dold = calloc(psize, sizeof *Dold);
+    double *Hf = calloc(L.fsize, sizeof *Hf), *Mf = calloc(L.fsize, sizeof *Mf), *Ff = calloc(L.fsize, sizeof *Ff);
+    double *Df = calloc(L.fsize, sizeof *Df), *Ef = calloc(L.fsize, sizeof *Ef), *tmp = calloc(L.fsize, sizeof *tmp);
+    double *A = malloc(sizeof(double) * maxd * maxd), *B = malloc(sizeof(double) * maxd * maxd);
+    double *w = malloc(sizeof(double) * maxd);
+    diis dd = {0};
+    int rc = SB_OK;
+    if (!S || !V || !H || !K || !G || !D || !Dw || !Dold || !Hf || !Mf || !Ff || !Df || !Ef || !tmp || !A || !B || !w) {
+        rc = SB_EXIT_RUNTIME;
+        goto out;
+    }
+    memset(r, 0, sizeof *r);
+    dfr_oneint(y, f, a->Z, o, S, V);
+    /* H = V + kinetic part K (packed); metric M = diag(S^LL, S^SS) */
+    for (int s = 0; s < y->ns; ++s) {
+        long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
+        for (long e = 0; e < NN; ++e) {
+            if (dirac) {
+                K[m + NN + e] = c * S[m + 2 * NN + e];
+                K[m + 2 * NN + e] = -2.0 * c * c * S[m + 2 * NN + e];
+                H[m + 2 * NN + e] = V[m + 2 * NN + e] + K[m + 2 * NN + e];
+                H[m + NN + e] = K[m + NN + e];
+            } else {
+                K[m + e] = 0.5 * S[m + 2 * NN + e];
+            }
+            H[m + e] = V[m + e] + K[m + e];
+        }
+        double *Ms = Mf + L.foff[s];
+        unpack(y, &L, s, S, Ms);
+        unpack(y, &L, s, H, Hf + L.foff[s]);
+    }
+    memcpy(Ff, Hf, sizeof(double) * L.fsize);
+    double Eold = 0.0;
+    const int m_diis = o->diis > DIIS_MAX ? DIIS_MAX : o->diis;
+    for (int it = 1; it <= o->maxit; ++it) {
+        /* diagonalise, occupy, densities */
+        memcpy(Dold, D, sizeof(double) * psize);
+        memset(D, 0, sizeof(double) * psize);
+        r->min_occ_eps = 0.0;
+        for (int s = 0; s < y->ns; ++s) {
+            int d = L.dim[s], N = y->n[s], first = dirac ? N : 0;
+            memcpy(A, Ff + L.foff[s], sizeof(double) * d * d);
+            memcpy(B, Mf + L.foff[s], sizeof(double) * d * d);
+            lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, B, d, w);
+            if (info != 0) {
+                sb_error("dfratom_scf: dsygvd failed (info %d) for kappa=%d at iteration %d: the basis is "
+                         "numerically linearly dependent or the Fock matrix is not finite",
+                         (int)info, dfr_kappa[s], it);
+                rc = SB_EXIT_RUNTIME;
+                goto out;
+            }
+            r->below_minus_c2[s] = 0;
+            for (int e = 0; e < d; ++e) r->below_minus_c2[s] += dirac && w[e] < -c * c;
+            if (first + a->nocc[s] > d) {
+                sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d", dfr_kappa[s],
+                         a->nocc[s], N);
+                rc = SB_EXIT_USAGE;
+                goto out;
+            }
+            long NN = (long)N * N, m = y->moff[s];
+            for (int b = 0; b < a->nocc[s]; ++b) {
+                const double *cv = A + (long)(first + b) * d;
+                if (b < 8) r->eps[s][b] = w[first + b];
+                if (w[first + b] < r->min_occ_eps) r->min_occ_eps = w[first + b];
+                for (int j = 0; j < N; ++j)
+                    for (int i = 0; i < N; ++i) {
+                        D[m + i + j * N] += cv[i] * cv[j];
+                        if (!dirac) continue;
+                        D[m + NN + i + j * N] += cv[i] * cv[N + j];
+                        D[m + 2 * NN + i + j * N] += cv[N + i] * cv[N + j];
+                    }
+            }
+            double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
+            for (long e = 0; e < 3 * NN; ++e) Dw[m + e] = q * D[m + e];
+        }
+        /* two-electron matrices and the new Fock matrices */
+        memset(G, 0, sizeof(double) * psize);
+        if (!a->one_electron) {
+            if ((rc = g->build(g, Dw, G))) goto out;
+            dfr_g_mirror(y, G);
+            r->fock_builds++;
+        }
+        for (int s = 0; s < y->ns; ++s) {
+            double *F = Ff + L.foff[s];
+            unpack(y, &L, s, G, F);
+            for (long e = 0; e < (long)L.dim[s] * L.dim[s]; ++e) F[e] += Hf[L.foff[s] + e];
+        }
+        r->e_kin = trace_set(y, Dw, K);
+        r->e_ne = trace_set(y, Dw, V);
+        r->e_ee = 0.5 * trace_set(y, Dw, G);
+        r->energy = r->e_kin + r->e_ne + r->e_ee;
+        r->iterations = it;
+        /* convergence: density change per block and energy change */
+        r->dd_ll = r->dd_ls = r->dd_ss = 0.0;
+        for (int s = 0; s < y->ns; ++s) {
+            long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
+            for (long e = 0; e < NN; ++e) {
+                r->dd_ll = fmax(r->dd_ll, fabs(D[m + e] - Dold[m + e]));
+                r->dd_ls = fmax(r->dd_ls, fabs(D[m + NN + e] - Dold[m + NN + e]));
+                r->dd_ss = fmax(r->dd_ss, fabs(D[m + 2 * NN + e] - Dold[m + 2 * NN + e]));
+            }
+        }
+        r->de = fabs(r->energy - Eold);
+        Eold = r->energy;
+        if (verbose)
+            sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy,
+                        r->de, r->dd_ll);
+        if (a->one_electron || (it > 1 && r->de < o->conv_e && r->dd_ll < o->conv_ll && r->dd_ls < o->conv_ls &&
+                                r->dd_ss < o->conv_ss)) {
+            r->converged = 1;
+            break;
+        }
+        if (m_diis >= 2) { /* error FDM - MDF, D the unweighted full density */
+            for (int s = 0; s < y->ns; ++s) {
+                int d = L.dim[s];
+                double *Ds = Df + L.foff[s], *Es = Ef + L.foff[s];
+                const double *F = Ff + L.foff[s], *M = Mf + L.foff[s];
+                unpack(y, &L, s, D, Ds);
+                /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
+                for (int j = 0; j < d; ++j)
+                    for (int i = 0; i < d; ++i) {
+                        double t = 0.0;
+                        for (int k = 0; k < d; ++k) t += Ds[i + k * d] * M[k + j * d];
+                        tmp[i + j * d] = t;
+                    }
+                for (int j = 0; j < d; ++j)
+                    for (int i = 0; i < d; ++i) {
+                        double t = 0.0;
+                        for (int k = 0; k < d; ++k) t += F[i + k * d] * tmp[k + j * d];
+                        Es[i + j * d] = t;
+                    }
+                for (int j = 0; j < d; ++j)
+                    for (int i = 0; i < j; ++i) {
+                        double e = Es[i + j * d] - Es[j + i * d];
+                        Es[i + j * d] = e;
+                        Es[j + i * d] = -e;
+                    }
+                for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
+            }
+            diis_step(&dd, m_diis, L.fsize, Ff, Ef);
+        }
+    }
+    if (verbose) sb_progress_done();
+    if (Dw_out) memcpy(Dw_out, Dw, sizeof(double) * psize);
+out:
+    diis_free(&dd);
+    free(S); free(V); free(H); free(K); free(G); free(D); free(Dw); free(Dold);
+    free(Hf); free(Mf); free(Ff); free(Df); free(Ef); free(tmp); free(A); free(B); free(w);
+    return rc;
+}

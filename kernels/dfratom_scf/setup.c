@@ -1,0 +1,91 @@
+/* dfratom_scf: parameters -> atom, basis and SCF options. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfratom_scf/dfrcase.h"
+
+/* Default ratio: the K exponents from alpha = 0.05 up to 4000 Z^2, about where the 1s of a
+ * Gaussian nucleus stops gaining (Xe, K=30: 1.94) */
+static double auto_beta(int Z, int K)
+{
+    double b = pow(4000.0 * Z * Z / 0.05, 1.0 / (K - 1));
+    return b < 1.2 ? 1.2 : b > 4.0 ? 4.0 : b;
+}
+
+int dfr_case_parse(sb_params *p, dfr_case *d)
+{
+    static const char *const jobs[] = {"scf", "fock", NULL};
+    static const char *const hams[] = {"dirac", "schrodinger", NULL};
+    static const char *const nucs[] = {"point", "gauss", NULL};
+    const char *sym = sb_param_string(p, "atom");
+    long charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
+    int ham = 0, nuc = 1, rc;
+    int K = p->size ? p->size : 30;
+    dfr_scf_opts *o = &d->o;
+    dfr_wtbs *w = &d->w;
+    if ((rc = sb_param_long(p, "charge", 0, 0, 101, &charge))) return rc;
+    if ((rc = dfr_atom_parse(sym ? sym : "Xe", (int)charge, &d->atom))) return rc;
+    if (charge >= d->atom.Z) { /* dfr_atom_parse already refused it; keeps the range honest */
+        sb_error("dfratom_scf: charge=%ld: must be below Z=%d", charge, d->atom.Z);
+        return SB_EXIT_USAGE;
+    }
+    if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job)) ||
+        (rc = sb_param_choice(p, "hamiltonian", hams, DFR_DIRAC, &ham)) ||
+        (rc = sb_param_choice(p, "nucleus", nucs, DFR_NUC_GAUSS, &nuc)) ||
+        (rc = sb_param_double(p, "c", 137.03599976, 10.0, 1e5, &o->c)) ||
+        (rc = sb_param_double(p, "alpha", 0.05, 1e-6, 1e3, &w->alpha)) ||
+        (rc = sb_param_double(p, "beta", auto_beta(d->atom.Z, K), 1.2, 4.0, &w->beta)) ||
+        (rc = sb_param_double(p, "gamma", 0.0, -0.9, 100.0, &w->gamma)) ||
+        (rc = sb_param_double(p, "delta", 0.0, 0.0, 100.0, &w->delta)) ||
+        (rc = sb_param_long(p, "np", lround(0.8 * K), 1, DFR_MAXN, &np)) ||
+        (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, DFR_MAXN, &nd)) ||
+        (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, DFR_MAXN, &nf)) ||
+        (rc = sb_param_long(p, "maxit", 100, 1, 10000, &maxit)) ||
+        (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
+        (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
+        (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)))
+        return rc;
+    const char *As = sb_param_string(p, "A");
+    if (As && strcmp(As, "table") && (rc = sb_param_long(p, "A", 0, 1, 300, &A))) return rc;
+    o->ham = (dfr_hamiltonian)ham;
+    o->nucleus = (dfr_nucleus)nuc;
+    o->maxit = (int)maxit;
+    o->diis = (int)diis;
+    o->conv_ll = 1e-8;
+    o->conv_ls = 1e-10;
+    o->conv_ss = 1e-12;
+    d->oracle = (int)oracle;
+    if (A) d->atom.mass = (int)A;
+    if (o->nucleus == DFR_NUC_GAUSS) {
+        if (!d->atom.mass) {
+            sb_error("dfratom_scf: no tabulated mass number for %s (Z=%d): give --param A=<mass number> "
+                     "or --param nucleus=point", d->atom.symbol, d->atom.Z);
+            return SB_EXIT_USAGE;
+        }
+        o->xi = dfr_xi_from_mass(d->atom.mass);
+    }
+    w->K = K;
+    w->n[0] = K;
+    w->n[1] = (int)np;
+    w->n[2] = (int)nd;
+    w->n[3] = (int)nf;
+    for (int l = 0; l < 4; ++l) w->start[l] = 1;
+    int ns = 0;
+    for (int s = 0; s < DFR_NSYM; ++s)
+        if (d->atom.nocc[s]) ns = s + 1;
+    d->f = calloc((size_t)DFR_NSYM * DFR_MAXN, sizeof *d->f);
+    if (!d->f) return SB_EXIT_RUNTIME;
+    if ((rc = dfr_basis_build(w, ns, &d->y, d->f))) return rc;
+    for (int s = 0; s < ns; ++s)
+        if (d->atom.nocc[s] > d->y.n[s]) {
+            sb_error("dfratom_scf: kappa=%d has %d occupied shells but only %d basis functions (raise SIZE, np, nd or nf)",
+                     dfr_kappa[s], d->atom.nocc[s], d->y.n[s]);
+            return SB_EXIT_USAGE;
+        }
+    if (d->job == DFR_JOB_SCF) {
+        d->Dfinal = calloc(dfr_set_size(&d->y), sizeof(double));
+        if (!d->Dfinal) return SB_EXIT_RUNTIME;
+    }
+    return SB_OK;
+}

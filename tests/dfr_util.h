@@ -1,0 +1,44 @@
+/* dfratom_scf tests: a small case (atom, even-tempered basis, options) built through the
+ * kernel's own setup functions. Include after <cmocka.h>. */
+#ifndef SB_TESTS_DFR_UTIL_H
+#define SB_TESTS_DFR_UTIL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfratom_scf/dfr.h"
+
+typedef struct {
+    dfr_atom a;
+    dfr_sym y;
+    dfr_fun f[DFR_NSYM * DFR_MAXN];
+    dfr_scf_opts o;
+} dfr_small;
+
+static void dfr_small_build(dfr_small *t, const char *sym, int charge, int K, double alpha, double beta,
+                            dfr_hamiltonian ham, dfr_nucleus nuc)
+{
+    memset(t, 0, sizeof *t);
+    assert_int_equal(dfr_atom_parse(sym, charge, &t->a), SB_OK);
+    int ns = 0;
+    for (int s = 0; s < DFR_NSYM; ++s)
+        if (t->a.nocc[s]) ns = s + 1;
+    dfr_wtbs w = {alpha, beta, 0.0, 0.0, K, {K, K - 4, K - 8, K - 12}, {1, 1, 1, 1}};
+    assert_int_equal(dfr_basis_build(&w, ns, &t->y, t->f), SB_OK);
+    dfr_scf_opts o = {137.03599976, nuc, nuc == DFR_NUC_GAUSS ? dfr_xi_from_mass(t->a.mass) : 0.0, ham, 100,
+                      1e-10, 1e-8, 1e-10, 1e-12, 8};
+    t->o = o;
+}
+
+/* The SCF with builder fn; returns the result */
+static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
+{
+    dfr_gbuild g;
+    dfr_result r;
+    assert_int_equal(dfr_gbuild_init(&g, &t->y, t->f, t->o.ham == DFR_DIRAC), SB_OK);
+    g.build = fn;
+    assert_int_equal(dfr_scf(&t->a, &t->y, t->f, &t->o, &g, &r, 0, Dw), SB_OK);
+    dfr_gbuild_free(&g);
+    return r;
+}
+#endif

@@ -1,0 +1,127 @@
+/* dfratom_scf on the CPU: SCF-level physics against values nobody here computed, and the
+ * OpenMP Fock build against the scalar reference.
+ *   one electron  H and Xe53+ (point nucleus) vs c^2(sqrt(1-Z^2/c^2)-1): 1e-8 relative;
+ *   He, NR limit  vs the numerical HF limit -2.86167999561 (data/REFERENCES.md): within
+ *                 1e-6 Eh and above it (variational bound);
+ *   Be, Dirac     no variational collapse (N_s eigenvalues below -c^2), converged, DF lies
+ *                 below the nonrelativistic energy in the same basis;
+ *   Ne, NR limit  p1/2 and p3/2 orbital energies equal (1e-9 relative): the angular
+ *                 coefficients reproduce the spin-free exchange;
+ *   OpenMP        every G element bit-identical to the reference; SCF energies equal;
+ *   input errors  open shells, unknown symbols, too many electrons removed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "dfr_util.h"
+
+static const double C_LIGHT = 137.03599976;
+
+static double dirac_1s(int Z) { return C_LIGHT * C_LIGHT * (sqrt(1.0 - (double)Z * Z / (C_LIGHT * C_LIGHT)) - 1.0); }
+
+static void one_electron(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "H", 0, 50, 0.01, 1.8, DFR_DIRAC, DFR_NUC_POINT);
+    dfr_result r = dfr_small_scf(&t, dfr_g_reference, NULL);
+    assert_true(fabs(r.energy - dirac_1s(1)) <= 1e-8 * fabs(dirac_1s(1)));
+    assert_true(fabs(-0.5000066565964 - dirac_1s(1)) < 1e-12); /* the value, same formula */
+    dfr_small_build(&t, "Xe", 53, 50, 0.01 * 54 * 54, 1.8, DFR_DIRAC, DFR_NUC_POINT);
+    r = dfr_small_scf(&t, dfr_g_reference, NULL);
+    assert_true(fabs(r.energy - (-1519.473342803)) <= 1e-8 * 1519.5);
+}
+
+static void helium_nr_limit(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "He", 0, 20, 0.05, 2.0, DFR_SCHRODINGER, DFR_NUC_POINT);
+    dfr_result r = dfr_small_scf(&t, dfr_g_openmp, NULL);
+    const double hf = -2.86167999561;
+    assert_true(r.converged);
+    assert_true(r.energy > hf);              /* a finite basis lies above the limit */
+    assert_true(r.energy - hf < 1e-6);
+    assert_true(fabs(-(r.e_ne + r.e_ee) / r.e_kin - 2.0) < 1e-5); /* virial theorem */
+}
+
+static void beryllium_dirac(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "Be", 0, 16, 0.05, 2.2, DFR_DIRAC, DFR_NUC_GAUSS);
+    dfr_result r = dfr_small_scf(&t, dfr_g_openmp, NULL);
+    assert_true(r.converged);
+    assert_int_equal(r.below_minus_c2[0], t.y.n[0]);
+    assert_true(r.min_occ_eps > -2.0 * C_LIGHT * C_LIGHT);
+    static dfr_small nr;
+    dfr_small_build(&nr, "Be", 0, 16, 0.05, 2.2, DFR_SCHRODINGER, DFR_NUC_GAUSS);
+    dfr_result q = dfr_small_scf(&nr, dfr_g_openmp, NULL);
+    /* relativity lowers Be by ~2.8e-3 Eh (DF - HF limits); same basis, same nucleus */
+    assert_true(r.energy < q.energy - 2e-3 && r.energy > q.energy - 4e-3);
+}
+
+static void neon_j_partners(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "Ne", 0, 14, 0.1, 2.3, DFR_SCHRODINGER, DFR_NUC_POINT);
+    dfr_result r = dfr_small_scf(&t, dfr_g_openmp, NULL);
+    assert_true(r.converged);
+    assert_true(fabs(r.eps[1][0] - r.eps[2][0]) <= 1e-9 * fabs(r.eps[2][0]));
+}
+
+static void openmp_equals_reference(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "Ne", 0, 10, 0.2, 2.6, DFR_DIRAC, DFR_NUC_GAUSS);
+    long n = dfr_set_size(&t.y);
+    double *D = calloc(n, sizeof *D), *G1 = calloc(n, sizeof *G1), *G2 = calloc(n, sizeof *G2);
+    assert_non_null(D);
+    assert_non_null(G1);
+    assert_non_null(G2);
+    dfr_scf_opts one = t.o;
+    t.o.maxit = 1;
+    dfr_small_scf(&t, dfr_g_reference, D);
+    t.o = one;
+    dfr_gbuild g;
+    assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, 1), SB_OK);
+    assert_int_equal(dfr_g_reference(&g, D, G1), SB_OK);
+    assert_int_equal(dfr_g_openmp(&g, D, G2), SB_OK);
+    assert_memory_equal(G1, G2, sizeof(double) * n);
+    double gmax = 0.0;
+    for (long e = 0; e < n; ++e) gmax = fmax(gmax, fabs(G1[e]));
+    assert_true(gmax > 1.0); /* the build did something */
+    dfr_gbuild_free(&g);
+    dfr_result a = dfr_small_scf(&t, dfr_g_reference, NULL), b = dfr_small_scf(&t, dfr_g_openmp, NULL);
+    assert_true(a.energy == b.energy && a.iterations == b.iterations);
+    free(D);
+    free(G1);
+    free(G2);
+}
+
+static void input_errors(void **state)
+{
+    (void)state;
+    dfr_atom a;
+    assert_int_equal(dfr_atom_parse("C", 0, &a), SB_EXIT_USAGE);
+    assert_int_equal(dfr_atom_parse("Qq", 0, &a), SB_EXIT_USAGE);
+    assert_int_equal(dfr_atom_parse("He", 2, &a), SB_EXIT_USAGE);
+    assert_int_equal(dfr_atom_parse("Ne", 0, &a), SB_OK);
+    assert_int_equal(a.nocc[0] * 2 + a.nocc[1] * 2 + a.nocc[2] * 4, 10);
+}
+
+int main(void)
+{
+    sb_set_quiet(1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_electron),   cmocka_unit_test(helium_nr_limit), cmocka_unit_test(beryllium_dirac),
+        cmocka_unit_test(neon_j_partners), cmocka_unit_test(openmp_equals_reference), cmocka_unit_test(input_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
