@@ -19,8 +19,9 @@ NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
             -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
-# LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries.
-LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lpthread -lm
+# LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
+# NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
+LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lnlopt -lpthread -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++

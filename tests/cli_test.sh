@@ -101,6 +101,14 @@ expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
 expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
+# dfratom_scf: open shells, unknown elements, impossible charges, untabulated nuclei
+D=dfratom_scf
+expect_usage "closed-shell" run $D --param atom=C
+expect_usage "Qq" run $D --param atom=Qq
+expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
+expect_usage "A=" run $D --param atom=Li --param charge=1
+expect_usage "job" run $D --param job=sweep
+expect_usage "beta" run $D --param beta=0.5
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
 piped=$("$SB" run $F --size 70 --param isomers=64 --param pipeline=16 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")

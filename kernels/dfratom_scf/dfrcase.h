@@ -3,7 +3,13 @@
 #define DFRCASE_H
 #include "dfratom_scf/dfr.h"
 
-enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1 };
+enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2 };
+
+typedef struct {
+    double e0, energy, energy_rerun; /* start, optimum, the optimum's SCF once more */
+    double alpha, beta;
+    int evals, failures, fock_builds;
+} dfr_bsopt_result;
 
 typedef struct {
     dfr_atom atom;
@@ -18,7 +24,15 @@ typedef struct {
     sb_backend backend;
     double *D0, *G0;   /* job=fock: the input density and the output */
     double *Dfinal;    /* job=scf: the converged weighted density */
+    dfr_bsopt_result bs;
+    int bs_maxeval;
 } dfr_case;
+
+/* The case's backend Fock builder for its current basis (kernel.c) */
+int dfr_builder_init(dfr_case *d, dfr_gbuild *g);
+void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
+int dfr_bsopt(dfr_case *d);
+double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
 
 int dfr_case_parse(sb_params *p, dfr_case *d);
 int dfr_validate(sb_case *c, sb_validation *v);

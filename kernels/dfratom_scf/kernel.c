@@ -25,7 +25,9 @@ int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
     {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
-    {"job", "scf", "scf (a repetition is one SCF to convergence) | fock (one two-electron Fock build)"},
+    {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
+                   "bsopt (minimise E over alpha, beta with NLopt NEWUOA)"},
+    {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
     {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
@@ -59,21 +61,27 @@ static int dfr_setup(sb_case *c)
     return SB_OK;
 }
 
-static int init_builder(dfr_case *d, sb_backend b, dfr_gbuild *g)
+int dfr_builder_init(dfr_case *d, dfr_gbuild *g)
 {
     int rc = dfr_gbuild_init(g, &d->y, d->f, d->o.ham == DFR_DIRAC);
     if (rc) return rc;
-    switch (b) {
+    switch (d->backend) {
     case SB_BACKEND_REFERENCE: g->build = dfr_g_reference; return SB_OK;
     case SB_BACKEND_OPENMP_SIMD: g->build = dfr_g_openmp; return SB_OK;
     default: return dfr_g_cuda_init(g);
     }
 }
 
+void dfr_builder_free(dfr_case *d, dfr_gbuild *g)
+{
+    if (d->backend == SB_BACKEND_CUDA) dfr_g_cuda_free(g);
+    dfr_gbuild_free(g);
+}
+
 static int dfr_prepare(sb_case *c)
 {
     dfr_case *d = c->state;
-    int rc = init_builder(d, c->backend, &d->g);
+    int rc = dfr_builder_init(d, &d->g);
     if (rc) return rc;
     if (c->backend == SB_BACKEND_CUDA) {
         int n = dfr_g_cuda_launches(&d->g, c->launch, SB_MAX_LAUNCH);
@@ -96,6 +104,12 @@ static int dfr_run(sb_case *c)
 {
     dfr_case *d = c->state;
     if (d->job == DFR_JOB_FOCK) return d->g.build(&d->g, d->D0, d->G0);
+    if (d->job == DFR_JOB_BSOPT) {
+        dfr_wtbs start = d->w; /* every repetition optimises from the same start */
+        int rc = dfr_bsopt(d);
+        d->w = start;
+        return rc;
+    }
     return dfr_scf(&d->atom, &d->y, d->f, &d->o, &d->g, &d->r, !c->params->quiet, d->Dfinal);
 }
 
@@ -108,6 +122,17 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "basis_functions", d->y.nf, "1");
     sb_counter_set(cs, "Z", d->atom.Z, "1");
     if (d->job == DFR_JOB_FOCK) return SB_OK;
+    if (d->job == DFR_JOB_BSOPT) {
+        const dfr_bsopt_result *b = &d->bs;
+        c->work.items = d->cnt.rint_per_build * b->fock_builds;
+        sb_counter_set(cs, "bsopt_energy_start", b->e0, "Eh");
+        sb_counter_set(cs, "bsopt_energy", b->energy, "Eh");
+        sb_counter_set(cs, "bsopt_alpha", b->alpha, "bohr^-2");
+        sb_counter_set(cs, "bsopt_beta", b->beta, "1");
+        sb_counter_set(cs, "bsopt_scfs", b->evals, "1");
+        sb_counter_set(cs, "bsopt_failed_scfs", b->failures, "1");
+        sb_counter_set(cs, "fock_builds", b->fock_builds, "1");
+    }
     const dfr_result *r = &d->r;
     if (!r->converged)
         sb_error("dfratom_scf: SCF not converged in %d iterations (dE %.1e Eh, dD(LL) %.1e): raise maxit or "
@@ -139,8 +164,7 @@ static void dfr_teardown(sb_case *c)
 {
     dfr_case *d = c->state;
     if (!d) return;
-    if (d->backend == SB_BACKEND_CUDA) dfr_g_cuda_free(&d->g);
-    dfr_gbuild_free(&d->g);
+    dfr_builder_free(d, &d->g);
     free(d->f);
     free(d->D0);
     free(d->G0);

@@ -15,11 +15,11 @@ static double auto_beta(int Z, int K)
 
 int dfr_case_parse(sb_params *p, dfr_case *d)
 {
-    static const char *const jobs[] = {"scf", "fock", NULL};
+    static const char *const jobs[] = {"scf", "fock", "bsopt", NULL};
     static const char *const hams[] = {"dirac", "schrodinger", NULL};
     static const char *const nucs[] = {"point", "gauss", NULL};
     const char *sym = sb_param_string(p, "atom");
-    long charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
+    long bs_evals = 40, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
     int ham = 0, nuc = 1, rc;
     int K = p->size ? p->size : 30;
     dfr_scf_opts *o = &d->o;
@@ -44,7 +44,8 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "maxit", 100, 1, 10000, &maxit)) ||
         (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
-        (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)))
+        (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
+        (rc = sb_param_long(p, "bsopt_evals", 40, 3, 10000, &bs_evals)))
         return rc;
     const char *As = sb_param_string(p, "A");
     if (As && strcmp(As, "table") && (rc = sb_param_long(p, "A", 0, 1, 300, &A))) return rc;
@@ -56,6 +57,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     o->conv_ls = 1e-10;
     o->conv_ss = 1e-12;
     d->oracle = (int)oracle;
+    d->bs_maxeval = (int)bs_evals;
     if (A) d->atom.mass = (int)A;
     if (o->nucleus == DFR_NUC_GAUSS) {
         if (!d->atom.mass) {
@@ -83,7 +85,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
                      dfr_kappa[s], d->atom.nocc[s], d->y.n[s]);
             return SB_EXIT_USAGE;
         }
-    if (d->job == DFR_JOB_SCF) {
+    if (d->job != DFR_JOB_FOCK) {
         d->Dfinal = calloc(dfr_set_size(&d->y), sizeof(double));
         if (!d->Dfinal) return SB_EXIT_RUNTIME;
     }

@@ -79,7 +79,8 @@ static void check_tables(sb_case *c, const dfr_case *d, sb_validation *v)
  * order) on a deterministic sample of output elements */
 static void check_oracle_elements(sb_case *c, dfr_case *d, sb_validation *v)
 {
-    if (d->oracle <= 0 || d->atom.one_electron || c->backend == SB_BACKEND_REFERENCE) return;
+    if (d->oracle <= 0 || d->atom.one_electron || c->backend == SB_BACKEND_REFERENCE || d->job == DFR_JOB_BSOPT)
+        return;
     const double *D = d->job == DFR_JOB_FOCK ? d->D0 : d->Dfinal;
     long n = dfr_set_size(&d->y);
     double *G = calloc(n, sizeof *G);
@@ -155,9 +156,26 @@ static void check_invariants(const dfr_case *d, sb_validation *v)
     }
 }
 
+static void check_bsopt(const dfr_case *d, sb_validation *v)
+{
+    const dfr_bsopt_result *b = &d->bs;
+    sb_check_add(v, "bsopt_energy_not_above_start", b->energy, b->e0, 0.0, SB_TOL_MAX, "Eh",
+                 "NEWUOA keeps the best point: E(optimum) <= E(start basis)");
+    sb_check_add(v, "bsopt_optimum_reproduces", b->energy_rerun, b->energy, 1e-10, SB_TOL_REL, "Eh",
+                 "a fresh SCF in the optimal basis");
+    const table_row *t = find(hf_limit, sizeof hf_limit / sizeof *hf_limit, d->atom.symbol);
+    if (t && d->o.ham == DFR_SCHRODINGER && d->atom.charge == 0)
+        sb_check_add(v, "bsopt_not_below_hf_limit", t->e - b->energy, 1e-9, 0.0, SB_TOL_MAX, "Eh",
+                     "variational bound: a finite basis stays above the numerical HF limit");
+}
+
 int dfr_validate(sb_case *c, sb_validation *v)
 {
     dfr_case *d = c->state;
+    if (d->job == DFR_JOB_BSOPT) {
+        check_bsopt(d, v);
+        check_invariants(d, v);
+    }
     if (d->job == DFR_JOB_SCF) {
         check_invariants(d, v);
         check_tables(c, d, v);
