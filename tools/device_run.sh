@@ -86,7 +86,7 @@ fullerene_ff)
 dfratom_scf)
   lim=${DFR_LIMIT:-200}
   DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
-            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|energy|scf_it|fock_b|hf_limit|VALIDATION)|FAIL" || fail=1; }
+            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_)|FAIL" || fail=1; }
   echo "== dfratom_scf: one Fock build (Xe, K=30, Dirac, Gaussian nucleus): cuda, openmp_simd 16 threads, reference"
   DFR cuda 30 .job-fock --reps 5 --param job=fock
   DFR openmp_simd 30 .job-fock --reps 3 --param job=fock
@@ -95,9 +95,16 @@ dfratom_scf)
   DFR cuda 30 "" --reps 3
   DFR cuda 30 .atom-Rn --reps 2 --param atom=Rn
   DFR openmp_simd 30 "" --reps 1 --warmup 0
-  echo "== dfratom_scf: nonrelativistic limit vs numerical HF (cuda)"
-  DFR cuda 34 .atom-Ne.schrodinger --reps 1 --param atom=Ne --param hamiltonian=schrodinger --param beta=1.8
-  DFR cuda 40 .atom-Xe.schrodinger --reps 1 --param hamiltonian=schrodinger --param beta=1.8 --param alpha=0.03
+  echo "== dfratom_scf: nonrelativistic limit (point nucleus) vs numerical HF (cuda)"
+  NR="--param hamiltonian=schrodinger --param nucleus=point"
+  DFR cuda 34 .atom-Ne.schrodinger --reps 1 --param atom=Ne $NR --param beta=1.8 --param np=30
+  DFR cuda 40 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.8 --param alpha=0.03 --param np=34 --param nd=28
+  DFR cuda 50 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.65 --param alpha=0.02 --param np=42 --param nd=34
+  DFR cuda 60 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.55 --param alpha=0.015 --param np=50 --param nd=40
+  echo "== dfratom_scf: basis optimisation (NEWUOA, 40 SCFs): Be Dirac K=16 on cuda and openmp_simd; Ne NR K=20 on cuda"
+  DFR cuda 16 .atom-Be.job-bsopt --reps 1 --warmup 0 --param atom=Be --param job=bsopt
+  DFR openmp_simd 16 .atom-Be.job-bsopt --reps 1 --warmup 0 --param atom=Be --param job=bsopt
+  DFR cuda 20 .atom-Ne.schrodinger.job-bsopt --reps 1 --warmup 0 --param atom=Ne $NR --param job=bsopt --param np=16
   ;;
 eri_brush)
   # each case under a time limit: the device budget is shared by every kernel

@@ -65,22 +65,41 @@ DFR_FN double dfr_gamma_half(int m)
     return g;
 }
 
-/* A(a,P;b,Q) above, for multipole k */
-DFR_FN double dfr_rk_half(int k, int P, double a, int Q, double b)
+/* The exponents of one radial integral and their logarithms: every term of the densities
+ * shares them, so the logarithms are taken once */
+typedef struct {
+    double a, b, s, la, lb, ls;
+} dfr_exps;
+
+DFR_FN dfr_exps dfr_exps_make(double a, double b)
+{
+    dfr_exps e = {a, b, a + b, log(a), log(b), log(a + b)};
+    return e;
+}
+
+/* A(a,P;b,Q) above, for multipole k (la = log a, ls = log(a+b)) */
+DFR_FN double dfr_rk_half(int k, int P, double a, double la, int Q, double b, double lb, double s, double ls)
 {
     int n2 = P + Q + 1, al2 = Q + k + 1, be2 = P - k; /* doubled n, al, be */
     double n = 0.5 * n2, al = 0.5 * al2, be = 0.5 * be2;
-    double s = a + b, x = b / s, gn = dfr_gamma_half(n2), ls = log(s);
+    double x = b / s, gn = dfr_gamma_half(n2);
     if (x < (al + 1.0) / (al + be + 2.0))
         return 0.25 * gn * exp(-n * ls) * dfr_beta_cf(x, al, be) / al;
     /* complement: B(x; al, be) = B(al, be) - B(1-x; be, al), both terms positive */
     double full = dfr_gamma_half(al2) * dfr_gamma_half(be2) / gn; /* Gamma(al + be) = Gamma(n) */
-    return 0.25 * gn * (exp(-be * log(a) - al * log(b)) * full - exp(-n * ls) * dfr_beta_cf(a / s, be, al) / be);
+    return 0.25 * gn * (exp(-be * la - al * lb) * full - exp(-n * ls) * dfr_beta_cf(a / s, be, al) / be);
+}
+
+DFR_FN double dfr_rk_elem_e(int k, int P, int Q, const dfr_exps *e)
+{
+    return dfr_rk_half(k, P, e->a, e->la, Q, e->b, e->lb, e->s, e->ls) +
+           dfr_rk_half(k, Q, e->b, e->lb, P, e->a, e->la, e->s, e->ls);
 }
 
 DFR_FN double dfr_rk_elem(int k, int P, double a, int Q, double b)
 {
-    return dfr_rk_half(k, P, a, Q, b) + dfr_rk_half(k, Q, b, P, a);
+    dfr_exps e = dfr_exps_make(a, b);
+    return dfr_rk_elem_e(k, P, Q, &e);
 }
 
 /* Terms of the product density g^X_i g^X_j (i in symmetry si, j in sj), equal powers merged:
@@ -108,9 +127,10 @@ DFR_FN double dfr_rk(const dfr_sym *y, const dfr_fun *f, int k, int X, int s1, i
     double C1[4], C2[4];
     int n1 = dfr_density(y, f, X, s1, i1, s2, i2, P1, C1);
     int n2 = dfr_density(y, f, Y, s3, i3, s4, i4, P2, C2);
-    double a = f[i1].zeta + f[i2].zeta, b = f[i3].zeta + f[i4].zeta, r = 0.0;
+    dfr_exps e = dfr_exps_make(f[i1].zeta + f[i2].zeta, f[i3].zeta + f[i4].zeta);
+    double r = 0.0;
     for (int p = 0; p < n1; ++p)
-        for (int q = 0; q < n2; ++q) r += C1[p] * C2[q] * dfr_rk_elem(k, P1[p], a, P2[q], b);
+        for (int q = 0; q < n2; ++q) r += C1[p] * C2[q] * dfr_rk_elem_e(k, P1[p], P2[q], &e);
     return r;
 }
 

@@ -147,6 +147,10 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "scf_iterations", r->iterations, "1");
     sb_counter_set(cs, "fock_builds", r->fock_builds, "1");
     sb_counter_set(cs, "converged", r->converged, "1");
+    sb_counter_set(cs, "final_energy_change", r->de, "Eh");
+    sb_counter_set(cs, "final_density_change_LL", r->dd_ll, "1");
+    sb_counter_set(cs, "final_density_change_LS", r->dd_ls, "1");
+    sb_counter_set(cs, "final_density_change_SS", r->dd_ss, "1");
     static const char *const names[DFR_NSYM] = {"s1/2", "p1/2", "p3/2", "d3/2", "d5/2", "f5/2", "f7/2"};
     static const char spd[] = "spdf";
     for (int s = 0; s < d->y.ns; ++s) {

@@ -119,11 +119,12 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
     double *Dw = calloc(psize, sizeof *Dw), *Dold = calloc(psize, sizeof *Dold);
     double *Hf = calloc(L.fsize, sizeof *Hf), *Mf = calloc(L.fsize, sizeof *Mf), *Ff = calloc(L.fsize, sizeof *Ff);
     double *Df = calloc(L.fsize, sizeof *Df), *Ef = calloc(L.fsize, sizeof *Ef), *tmp = calloc(L.fsize, sizeof *tmp);
+    double *Lf = calloc(L.fsize, sizeof *Lf);
     double *A = malloc(sizeof(double) * maxd * maxd), *B = malloc(sizeof(double) * maxd * maxd);
     double *w = malloc(sizeof(double) * maxd);
     diis dd = {0};
     int rc = SB_OK;
-    if (!S || !V || !H || !K || !G || !D || !Dw || !Dold || !Hf || !Mf || !Ff || !Df || !Ef || !tmp || !A || !B || !w) {
+    if (!S || !V || !H || !K || !G || !D || !Dw || !Dold || !Hf || !Mf || !Ff || !Df || !Ef || !tmp || !Lf || !A || !B || !w) {
         rc = SB_EXIT_RUNTIME;
         goto out;
     }
@@ -146,6 +147,18 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
         double *Ms = Mf + L.foff[s];
         unpack(y, &L, s, S, Ms);
         unpack(y, &L, s, H, Hf + L.foff[s]);
+    }
+    /* Cholesky factors of the metric: DIIS errors are measured in the orthonormalised basis,
+     * where the tight and the small-component functions do not dominate them by scale */
+    for (int s = 0; s < y->ns && o->diis >= 2; ++s) {
+        int d = L.dim[s];
+        memcpy(Lf + L.foff[s], Mf + L.foff[s], sizeof(double) * d * d);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', d, Lf + L.foff[s], d) != 0) {
+            sb_error("dfratom_scf: the overlap matrix of kappa=%d is not positive definite (basis linearly dependent)",
+                     dfr_kappa[s]);
+            rc = SB_EXIT_USAGE;
+            goto out;
+        }
     }
     memcpy(Ff, Hf, sizeof(double) * L.fsize);
     double Eold = 0.0;
@@ -208,15 +221,21 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
         r->e_ee = 0.5 * trace_set(y, Dw, G);
         r->energy = r->e_kin + r->e_ne + r->e_ee;
         r->iterations = it;
-        /* convergence: density change per block and energy change */
+        /* convergence: density change per block, measured in normalised functions (the small
+         * components are unnormalised, |g^S_i| = sqrt(S^SS_ii)), and energy change */
         r->dd_ll = r->dd_ls = r->dd_ss = 0.0;
         for (int s = 0; s < y->ns; ++s) {
             long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
-            for (long e = 0; e < NN; ++e) {
-                r->dd_ll = fmax(r->dd_ll, fabs(D[m + e] - Dold[m + e]));
-                r->dd_ls = fmax(r->dd_ls, fabs(D[m + NN + e] - Dold[m + NN + e]));
-                r->dd_ss = fmax(r->dd_ss, fabs(D[m + 2 * NN + e] - Dold[m + 2 * NN + e]));
-            }
+            int N = y->n[s];
+            const double *sss = S + m + 2 * NN;
+            for (int j = 0; j < N; ++j)
+                for (int i = 0; i < N; ++i) {
+                    long e = i + (long)j * N;
+                    double ni = sqrt(sss[i + (long)i * N]), nj = sqrt(sss[j + (long)j * N]);
+                    r->dd_ll = fmax(r->dd_ll, fabs(D[m + e] - Dold[m + e]));
+                    r->dd_ls = fmax(r->dd_ls, fabs(D[m + NN + e] - Dold[m + NN + e]) * nj);
+                    r->dd_ss = fmax(r->dd_ss, fabs(D[m + 2 * NN + e] - Dold[m + 2 * NN + e]) * ni * nj);
+                }
         }
         r->de = fabs(r->energy - Eold);
         Eold = r->energy;
@@ -254,6 +273,13 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
                         Es[j + i * d] = -e;
                     }
                 for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
+                /* L^-1 E L^-T, up to a transpose (which leaves the DIIS dot products alone) */
+                const double *Ls = Lf + L.foff[s];
+                LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, Es, d);
+                for (int j = 0; j < d; ++j)
+                    for (int i = 0; i < d; ++i) tmp[i + j * d] = Es[j + i * d];
+                LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, tmp, d);
+                memcpy(Es, tmp, sizeof(double) * d * d);
             }
             diis_step(&dd, m_diis, L.fsize, Ff, Ef);
         }
@@ -263,6 +289,6 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
 out:
     diis_free(&dd);
     free(S); free(V); free(H); free(K); free(G); free(D); free(Dw); free(Dold);
-    free(Hf); free(Mf); free(Ff); free(Df); free(Ef); free(tmp); free(A); free(B); free(w);
+    free(Hf); free(Mf); free(Ff); free(Df); free(Ef); free(tmp); free(Lf); free(A); free(B); free(w);
     return rc;
 }
