@@ -4,6 +4,7 @@
 #include <math.h>
 #include <nlopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dfratom_scf/dfrcase.h"
 
@@ -23,6 +24,7 @@ static void bs_params(const double *x, double *alpha, double *beta)
 /* One SCF in basis (alpha, beta); the energy, or NAN when it cannot be done */
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r)
 {
+    memset(r, 0, sizeof *r);
     dfr_wtbs w = d->w;
     w.alpha = alpha;
     w.beta = beta;
@@ -88,5 +90,6 @@ int dfr_bsopt(dfr_case *d)
     d->w.alpha = b->alpha;
     d->w.beta = b->beta;
     b->energy_rerun = dfr_bsopt_energy(d, b->alpha, b->beta, &d->r);
+    b->fock_builds += d->r.fock_builds;
     return SB_OK;
 }

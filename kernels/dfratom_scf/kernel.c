@@ -122,18 +122,21 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "basis_functions", d->y.nf, "1");
     sb_counter_set(cs, "Z", d->atom.Z, "1");
     if (d->job == DFR_JOB_FOCK) return SB_OK;
-    if (d->job == DFR_JOB_BSOPT) {
+    const dfr_result *r = &d->r;
+    if (d->job == DFR_JOB_BSOPT) { /* the optimisation's totals; r is the optimum's SCF */
         const dfr_bsopt_result *b = &d->bs;
-        c->work.items = d->cnt.rint_per_build * b->fock_builds;
         sb_counter_set(cs, "bsopt_energy_start", b->e0, "Eh");
         sb_counter_set(cs, "bsopt_energy", b->energy, "Eh");
         sb_counter_set(cs, "bsopt_alpha", b->alpha, "bohr^-2");
         sb_counter_set(cs, "bsopt_beta", b->beta, "1");
         sb_counter_set(cs, "bsopt_scfs", b->evals, "1");
         sb_counter_set(cs, "bsopt_failed_scfs", b->failures, "1");
-        sb_counter_set(cs, "fock_builds", b->fock_builds, "1");
+        sb_counter_set(cs, "bsopt_fock_builds", b->fock_builds, "1");
+        sb_counter_set(cs, "energy", r->energy, "Eh");
+        c->work.items = d->cnt.rint_per_build * b->fock_builds;
+        c->work.bytes = 16.0 * dfr_set_size(&d->y) * b->fock_builds;
+        return r->converged ? SB_OK : SB_EXIT_RUNTIME;
     }
-    const dfr_result *r = &d->r;
     if (!r->converged)
         sb_error("dfratom_scf: SCF not converged in %d iterations (dE %.1e Eh, dD(LL) %.1e): raise maxit or "
                  "change the basis", r->iterations, r->de, r->dd_ll);
