@@ -102,47 +102,35 @@ DFR_FN double dfr_rk_elem(int k, int P, double a, int Q, double b)
     return dfr_rk_elem_e(k, P, Q, &e);
 }
 
-/* Terms of the product density g^X_i g^X_j (i in symmetry si, j in sj), equal powers merged.
- * A component has one term, or two whose powers differ by 2 (basis.c), so term t of i times
- * term u of j has power P0 + 2(t+u): the slot t+u is known at compile time once the loops
- * unroll, and the coefficients stay in registers (no local memory on the GPU).
- * Returns the count (<= 3); powers are P0, P0+2, P0+4. */
-DFR_FN int dfr_density(const dfr_sym *y, const dfr_fun *f, int X, int si, int i, int sj, int j, int *P0, double *C)
+/* Terms of the product density g^X_i g^X_j (i in symmetry si, j in sj), equal powers merged:
+ * returns the count (<= 3), powers in P, coefficients in C. */
+DFR_FN int dfr_density(const dfr_sym *y, const dfr_fun *f, int X, int si, int i, int sj, int j, int *P, double *C)
 {
-    int ni = y->nterm[si][X], nj = y->nterm[sj][X];
-    *P0 = y->pw[si][X][0] + y->pw[sj][X][0];
-    C[0] = C[1] = C[2] = 0.0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int t = 0; t < 2; ++t)
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int u = 0; u < 2; ++u)
-            if (t < ni && u < nj) C[t + u] += f[i].coef[X][t] * f[j].coef[X][u];
-    return ni + nj - 1;
+    int n = 0;
+    for (int t = 0; t < y->nterm[si][X]; ++t)
+        for (int u = 0; u < y->nterm[sj][X]; ++u) {
+            int p = y->pw[si][X][t] + y->pw[sj][X][u];
+            double c = f[i].coef[X][t] * f[j].coef[X][u];
+            int q = 0;
+            while (q < n && P[q] != p) ++q;
+            if (q == n) { P[n] = p; C[n] = 0.0; ++n; }
+            C[q] += c;
+        }
+    return n;
 }
 
 /* R^k over basis functions: the density g^X_i1 g^X_i2 against g^Y_i3 g^Y_i4 (global indices) */
 DFR_FN double dfr_rk(const dfr_sym *y, const dfr_fun *f, int k, int X, int s1, int i1, int s2, int i2, int Y,
                      int s3, int i3, int s4, int i4)
 {
-    int P1, P2;
-    double C1[3], C2[3];
-    int n1 = dfr_density(y, f, X, s1, i1, s2, i2, &P1, C1);
-    int n2 = dfr_density(y, f, Y, s3, i3, s4, i4, &P2, C2);
+    int P1[4], P2[4];
+    double C1[4], C2[4];
+    int n1 = dfr_density(y, f, X, s1, i1, s2, i2, P1, C1);
+    int n2 = dfr_density(y, f, Y, s3, i3, s4, i4, P2, C2);
     dfr_exps e = dfr_exps_make(f[i1].zeta + f[i2].zeta, f[i3].zeta + f[i4].zeta);
     double r = 0.0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int p = 0; p < 3; ++p)
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-        for (int q = 0; q < 3; ++q)
-            if (p < n1 && q < n2) r += C1[p] * C2[q] * dfr_rk_elem_e(k, P1 + 2 * p, P2 + 2 * q, &e);
+    for (int p = 0; p < n1; ++p)
+        for (int q = 0; q < n2; ++q) r += C1[p] * C2[q] * dfr_rk_elem_e(k, P1[p], P2[q], &e);
     return r;
 }
 

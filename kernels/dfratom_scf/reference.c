@@ -66,8 +66,8 @@ int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G)
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c)
 {
     memset(c, 0, sizeof *c);
-    int P;
-    double C[3];
+    int P[4];
+    double C[4];
     for (int s = 0; s < y->ns; ++s)
         for (int blk = 0; blk < (dirac ? 3 : 1); ++blk) {
             int N = y->n[s], fs = y->fun0[s], X = blk == DFR_SS;
@@ -76,12 +76,12 @@ void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c)
                 int nk = 0, fp = y->fun0[sp];
                 for (int k = 0; k <= DFR_KMAX; ++k) nk += y->gam[s][sp][k] != 0.0;
                 /* merged density term counts of the products that occur */
-                int xx = dfr_density(y, f, X, s, fs, s, fs, &P, C);
-                int ll = dfr_density(y, f, 0, sp, fp, sp, fp, &P, C);
-                int ss = dfr_density(y, f, 1, sp, fp, sp, fp, &P, C);
-                int xm = dfr_density(y, f, X, s, fs, sp, fp, &P, C);
-                int lm = dfr_density(y, f, 0, s, fs, sp, fp, &P, C);
-                int sm = dfr_density(y, f, 1, s, fs, sp, fp, &P, C);
+                int xx = dfr_density(y, f, X, s, fs, s, fs, P, C);
+                int ll = dfr_density(y, f, 0, sp, fp, sp, fp, P, C);
+                int ss = dfr_density(y, f, 1, sp, fp, sp, fp, P, C);
+                int xm = dfr_density(y, f, X, s, fs, sp, fp, P, C);
+                int lm = dfr_density(y, f, 0, s, fs, sp, fp, P, C);
+                int sm = dfr_density(y, f, 1, s, fs, sp, fp, P, C);
                 double calls, elem;
                 if (blk == DFR_LS) {
                     calls = nk;
