@@ -13,6 +13,7 @@
 
 #include "dfr_util.h"
 #include "gpu_util.h"
+#include "test_util.h"
 
 static void g_build_matches(void **state)
 {
@@ -31,11 +32,7 @@ static void g_build_matches(void **state)
     assert_int_equal(dfr_g_reference(&g, D, G1), SB_OK);
     assert_int_equal(dfr_g_cuda_init(&g), SB_OK);
     assert_int_equal(g.build(&g, D, G2), SB_OK);
-    double gmax = 0.0, dmax = 0.0;
-    for (long e = 0; e < n; ++e) {
-        gmax = fmax(gmax, fabs(G1[e]));
-        dmax = fmax(dmax, fabs(G1[e] - G2[e]));
-    }
+    double gmax = max_abs(G1, (size_t)n), dmax = max_diff(G1, G2, (size_t)n);
     printf("  G build: max |G| %.3e, max |dG| %.3e\n", gmax, dmax);
     assert_true(gmax > 1.0);
     assert_true(dmax <= 1e-12 * gmax);

@@ -21,6 +21,7 @@
 #include "gpu_util.h"
 #include "eri_brush/boys.h"
 #include "eri_brush/eri.h"
+#include "test_util.h"
 
 /* CUDA=0 builds have no eri_ops_cuda; REQUIRE_GPU skips before it is used. */
 #ifdef SB_HAVE_CUDA
@@ -83,20 +84,6 @@ static void run_ops(const eri_ops *ops, water *c, const eri_worklist *w, int mod
     assert_int_equal(ops->run(&b), SB_OK);
     assert_int_equal(ops->download(&b), SB_OK);
     ops->release(&b);
-}
-
-static double max_abs(const double *x, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
-    return m;
-}
-
-static double max_diff(const double *x, const double *y, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i] - y[i]));
-    return m;
 }
 
 static void check_digest(int pure)

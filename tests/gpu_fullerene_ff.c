@@ -34,6 +34,7 @@
 #include "gpu_util.h"
 #include "fullerene_ff/ff.h"
 #include "fullerene_ff/optimise.h"
+#include "test_util.h"
 
 /* CUDA=0 builds have no ff_ops_cuda; REQUIRE_GPU skips before it is used. */
 #ifdef SB_HAVE_CUDA
@@ -114,13 +115,6 @@ static void gpu_run(ff_batch *b)
     assert_int_equal(CUDA_OPS->prepare(b), SB_OK);
     assert_int_equal(CUDA_OPS->run(b), SB_OK);
     assert_int_equal(CUDA_OPS->download(b), SB_OK);
-}
-
-static double max_abs(const double *x, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
-    return m;
 }
 
 /* ---- the start geometry: graph, Tutte, projection (gtol huge: converged at the start,

@@ -20,6 +20,7 @@
 #include "eri_brush/boys.h"
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
+#include "test_util.h"
 
 typedef void (*quartet_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
                            const double *, const double *, double *ERI_RESTRICT);
@@ -84,18 +85,9 @@ static int make_pair(const shell *A, const shell *B, eri_prim *pp, double AB[3])
 static int ncart(int l) { return (l + 1) * (l + 2) / 2; }
 static int blk_size(const int *l) { return ncart(l[0]) * ncart(l[1]) * ncart(l[2]) * ncart(l[3]); }
 
-static double max_abs(const double *x, int n)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
-    return m;
-}
-
 static double max_rel_diff(const double *x, const double *y, int n)
 {
-    double d = 0.0;
-    for (int i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
-    return d / max_abs(y, n);
+    return max_diff(x, y, (size_t)n) / max_abs(y, (size_t)n);
 }
 
 typedef struct {

@@ -19,6 +19,7 @@
 #include "eri_brush/boys.h"
 #include "eri_brush/eri.h"
 #include "sb.h"
+#include "test_util.h"
 
 typedef struct {
     eri_molecule mol;
@@ -84,23 +85,6 @@ static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads
         free(seg);
     }
     return out;
-}
-
-static double max_abs(const double *x, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
-    return m;
-}
-
-static double max_diff(const double *x, const double *y, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = fabs(x[i] - y[i]);
-        if (!(d <= m)) m = d; /* NaN propagates */
-    }
-    return m;
 }
 
 static int load(void **state, int cluster, int pure)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "eri_brush/eri.h"
+#include "test_util.h"
 
 #define PI 3.14159265358979323846
 
@@ -190,13 +191,6 @@ static void test_p_d_multipoles(void **state)
 }
 
 /* ---- 8-fold symmetry ---- */
-
-static double max_abs(const double *x, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
-    return m;
-}
 
 static double symmetry_error(const int *l, int pure, double *bmax)
 {

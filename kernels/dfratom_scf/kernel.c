@@ -45,6 +45,14 @@ static const sb_param_spec dfr_params[] = {
     {"oracle", "2000", "G elements of the final Fock build checked against the scalar reference"},
     {NULL, NULL, NULL}};
 
+/* The work of a repetition that made `builds` two-electron builds */
+static void set_work(sb_case *c, const dfr_case *d, int builds)
+{
+    if (builds < 1) builds = 1;
+    c->work.items = d->cnt.rint_per_build * builds;
+    c->work.bytes = 16.0 * dfr_set_size(&d->y) * builds;
+}
+
 static int dfr_setup(sb_case *c)
 {
     dfr_case *d = calloc(1, sizeof *d);
@@ -54,8 +62,7 @@ static int dfr_setup(sb_case *c)
     if (rc) return rc;
     d->backend = c->backend;
     dfr_count(&d->y, d->f, d->o.ham == DFR_DIRAC, &d->cnt);
-    c->work.items = d->cnt.rint_per_build; /* job=scf: times the builds, set after the run */
-    c->work.bytes = 16.0 * dfr_set_size(&d->y);
+    set_work(c, d, 1); /* job=scf and bsopt: times the builds, set after the run */
     c->work.flops = 0.0; /* continued-fraction lengths vary: not countable */
     c->work.fp64 = 1;
     return SB_OK;
@@ -133,15 +140,13 @@ static int dfr_finish(sb_case *c)
         sb_counter_set(cs, "bsopt_failed_scfs", b->failures, "1");
         sb_counter_set(cs, "bsopt_fock_builds", b->fock_builds, "1");
         sb_counter_set(cs, "energy", r->energy, "Eh");
-        c->work.items = d->cnt.rint_per_build * b->fock_builds;
-        c->work.bytes = 16.0 * dfr_set_size(&d->y) * b->fock_builds;
+        set_work(c, d, b->fock_builds);
         return r->converged ? SB_OK : SB_EXIT_RUNTIME;
     }
     if (!r->converged)
         sb_error("dfratom_scf: SCF not converged in %d iterations (dE %.1e Eh, dD(LL) %.1e): raise maxit or "
                  "change the basis", r->iterations, r->de, r->dd_ll);
-    c->work.items = d->cnt.rint_per_build * (r->fock_builds ? r->fock_builds : 1);
-    c->work.bytes = 16.0 * dfr_set_size(&d->y) * (r->fock_builds ? r->fock_builds : 1);
+    set_work(c, d, r->fock_builds);
     sb_counter_set(cs, "energy", r->energy, "Eh");
     sb_counter_set(cs, "energy_kinetic", r->e_kin, "Eh");
     sb_counter_set(cs, "energy_nuclear", r->e_ne, "Eh");

@@ -5,6 +5,7 @@
  *   [ c S^SS + G^SL      V^SS - 2c^2 S^SS + G^SS   ] [C^S] = eps [ 0   S^SS ] [C^S]
  * solved with LAPACKE dsygvd; the first N_s eigenvalues are the positronic states. The
  * Schrodinger Hamiltonian (c -> infinity taken exactly) keeps the LL block with T = S^SS/2. */
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -254,18 +255,8 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
                 const double *F = Ff + L.foff[s], *M = Mf + L.foff[s];
                 unpack(y, &L, s, D, Ds);
                 /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
-                for (int j = 0; j < d; ++j)
-                    for (int i = 0; i < d; ++i) {
-                        double t = 0.0;
-                        for (int k = 0; k < d; ++k) t += Ds[i + k * d] * M[k + j * d];
-                        tmp[i + j * d] = t;
-                    }
-                for (int j = 0; j < d; ++j)
-                    for (int i = 0; i < d; ++i) {
-                        double t = 0.0;
-                        for (int k = 0; k < d; ++k) t += F[i + k * d] * tmp[k + j * d];
-                        Es[i + j * d] = t;
-                    }
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Ds, d, M, d, 0.0, tmp, d);
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, F, d, tmp, d, 0.0, Es, d);
                 for (int j = 0; j < d; ++j)
                     for (int i = 0; i < j; ++i) {
                         double e = Es[i + j * d] - Es[j + i * d];

@@ -26,10 +26,6 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     dfr_wtbs *w = &d->w;
     if ((rc = sb_param_long(p, "charge", 0, 0, 101, &charge))) return rc;
     if ((rc = dfr_atom_parse(sym ? sym : "Xe", (int)charge, &d->atom))) return rc;
-    if (charge >= d->atom.Z) { /* dfr_atom_parse already refused it; keeps the range honest */
-        sb_error("dfratom_scf: charge=%ld: must be below Z=%d", charge, d->atom.Z);
-        return SB_EXIT_USAGE;
-    }
     if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job)) ||
         (rc = sb_param_choice(p, "hamiltonian", hams, DFR_DIRAC, &ham)) ||
         (rc = sb_param_choice(p, "nucleus", nucs, DFR_NUC_GAUSS, &nuc)) ||

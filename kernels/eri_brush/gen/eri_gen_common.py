@@ -145,6 +145,19 @@ def signature(kind, la, lb, lc, ld):
             "const double *boys_table, double *ERI_RESTRICT out)\n" % (kind, la, lb, lc, ld))
 
 
+def prim_loop(pre, L, body):
+    """The primitive double loop both paths share: per bra/ket primitive pair the common
+    definitions (pre), the Boys values F[0..L], then the path's body; returns the text with
+    both loops still open."""
+    return ("    for (int ib = 0; ib < nb; ++ib) {\n"
+            "        const eri_prim *b = bra + ib;\n"
+            "        const double p = b->p;\n"
+            "        for (int ik = 0; ik < nk; ++ik) {\n"
+            "            const eri_prim *k = ket + ik;\n"
+            "            const double q = k->p;\n"
+            + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
+
+
 def prim_defs(used, L):
     """Definitions of the per-primitive-quartet scalars in `used` (and what they need),
     in dependency order, with their flops. Symbols:

@@ -1,7 +1,7 @@
 """Head-Gordon-Pople path: Obara-Saika vertical recurrence per primitive quartet for
 [e0|f0]^(0), e = la..la+lb, f = lc..lc+ld, contraction, then the horizontal recurrence
 (ab| = (a+1_i, b-1_i| + AB_i (a, b-1_i| on the bra and likewise with CD on the ket."""
-from eri_gen_common import (Body, Emitted, boys_flops, cart_list, cart_upto, prim_defs,
+from eri_gen_common import (prim_loop, Body, Emitted, boys_flops, cart_list, cart_upto, prim_defs,
                             signature, used_syms, sub, tag, unit)
 
 
@@ -144,15 +144,7 @@ def gen_hgp(la, lb, lc, ld):
             o.append("    (void)%s;\n" % name)
     for ef in targets:
         o.append("    double %s = 0.0;\n" % acc[ef])
-    o.append("    for (int ib = 0; ib < nb; ++ib) {\n"
-             "        const eri_prim *b = bra + ib;\n"
-             "        const double p = b->p;\n"
-             "        for (int ik = 0; ik < nk; ++ik) {\n"
-             "            const eri_prim *k = ket + ik;\n"
-             "            const double q = k->p;\n")
-    o.append(pre.text())
-    o.append("            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L))
-    o.append(vbody.text())
+    o.append(prim_loop(pre.text(), L, vbody.text()))
     for ef, val in targets.items():
         o.append("            %s += %s;\n" % (acc[ef], val))
     o.append("        }\n    }\n")

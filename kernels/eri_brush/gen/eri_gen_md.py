@@ -6,7 +6,7 @@ straight into the Cartesian block. One side is contracted with R first (whicheve
 fewer flops); only Hermite indices inside a function pair's support are visited."""
 import itertools
 
-from eri_gen_common import (Body, Emitted, ONE, boys_flops, cart_list, prim_defs, signature, used_syms)
+from eri_gen_common import (prim_loop, Body, Emitted, ONE, boys_flops, cart_list, prim_defs, signature, used_syms)
 
 
 def _support(a, b):
@@ -121,15 +121,7 @@ def gen_md(la, lb, lc, ld):
     o = [signature("md", la, lb, lc, ld), "{\n    (void)AB;\n    (void)CD;\n"]
     for n in range(nout):
         o.append("    double o%d = 0.0;\n" % n)
-    o.append("    for (int ib = 0; ib < nb; ++ib) {\n"
-             "        const eri_prim *b = bra + ib;\n"
-             "        const double p = b->p;\n"
-             "        for (int ik = 0; ik < nk; ++ik) {\n"
-             "            const eri_prim *k = ket + ik;\n"
-             "            const double q = k->p;\n")
-    o.append(pre.text())
-    o.append("            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L))
-    o.append(body.text())
+    o.append(prim_loop(pre.text(), L, body.text()))
     o.append("        }\n    }\n")
     for n in range(nout):
         o.append("    out[%d] = o%d;\n" % (n, n))
