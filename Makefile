@@ -27,10 +27,17 @@ CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
-C_SRC    := $(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c)
+# MPI=1: harness/mpi.c is built with MPI (its object named apart) and everything links with
+# mpicc; every other object is the same as without MPI, so switching rebuilds one file.
+MPI      ?= 0
+MPICC    ?= mpicc
+LINK     := $(if $(filter 1,$(MPI)),$(MPICC),$(CC))
+MPI_OBJ  := $(BUILD)/obj/harness/mpi$(if $(filter 1,$(MPI)),-mpi).o
+
+C_SRC    := $(filter-out harness/mpi.c,$(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c))
 CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
 C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
-OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_OBJ)
 MAIN_OBJ := $(BUILD)/obj/harness/main.o
 LIB      := $(BUILD)/libscibench.a
 
@@ -43,11 +50,15 @@ GPUTESTS := $(GPU_SRC:tests/%.c=$(BUILD)/tests/%)
 all: $(BUILD)/scibench
 
 $(BUILD)/scibench: $(MAIN_OBJ) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(LIB): $(filter-out $(MAIN_OBJ),$(OBJ))
+# The archive is remade when the MPI choice flips (its member list changes).
+$(LIB): $(filter-out $(MAIN_OBJ),$(OBJ)) $(BUILD)/.mpi-$(MPI)
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
+$(BUILD)/.mpi-$(MPI):
+	@mkdir -p $(@D) && rm -f $(BUILD)/.mpi-* && touch $@
+
 
 # Objects depend on a stamp named by a hash of the flags: changing CUDA=, AVX512= or
 # CFLAGS rebuilds everything instead of linking stale objects.
@@ -62,6 +73,10 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 $(BUILD)/obj/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/obj/harness/mpi-mpi.o: harness/mpi.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -DSB_MPI=1 -c $< -o $@
 
 # eri_brush: the per-class straight-line code is generated at build time (never edited by hand).
 PYTHON   ?= python3
@@ -96,7 +111,16 @@ $(BUILD)/obj/kernels/lattice_mc/cuda.o: NVFLAGS += -fmad=false
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(LINK) $(CFLAGS) -Itests -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+
+# MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
+# object but harness/mpi is the same with MPI=1, so the test links an MPI binary beside the
+# serial one from the same objects.
+$(BUILD)/scibench-mpi: $(filter-out $(BUILD)/obj/harness/mpi.o,$(OBJ)) $(BUILD)/obj/harness/mpi-mpi.o
+	$(MPICC) $(CFLAGS) -o $@ $(sort $^) $(LDLIBS)
+test-mpi: $(BUILD)/scibench-mpi
+	SB=$(BUILD)/scibench-mpi bash tests/mpi_test.sh
+.PHONY: test-mpi
 
 # ---- user targets ------------------------------------------------------
 KERNEL  ?= lattice_mc
@@ -136,6 +160,8 @@ help:
 	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
 	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
+	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
+	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
 	@echo "make info      hardware report with measured peaks"
 	@echo "make vecreport KERNEL=k [AVX512=1]   the compiler's vectorisation report for k's CPU loops"
 	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"

@@ -5,7 +5,7 @@
 #include "compare.h"
 #include "params.h"
 
-#define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --quiet"
+#define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --baseline, --quiet"
 
 typedef struct {
     int reps_given, warmup_given;
@@ -35,15 +35,17 @@ static int seed_option(const char *s, uint64_t *out)
     return SB_EXIT_USAGE;
 }
 
-static int json_option(const char *s, const char **out)
+static int path_option(const char *opt, const char *s, const char **out)
 {
     if (!*s) {
-        sb_error("--json needs a file path, got an empty string");
+        sb_error("%s needs a file path, got an empty string", opt);
         return SB_EXIT_USAGE;
     }
     *out = s;
     return SB_OK;
 }
+
+static int json_option(const char *s, const char **out) { return path_option("--json", s, out); }
 
 static int apply(sb_cli *c, seen *sn, const char *name, const char *val)
 {
@@ -61,12 +63,13 @@ static int apply(sb_cli *c, seen *sn, const char *name, const char *val)
     if (!strcmp(name, "seed")) return seed_option(val, &p->seed);
     if (!strcmp(name, "param")) return sb_params_add(p, val);
     if (!strcmp(name, "json")) return json_option(val, &p->json_path);
+    if (!strcmp(name, "baseline")) return path_option("--baseline", val, &p->baseline_path);
     return SB_EXIT_USAGE; /* unreachable: names are checked by the caller */
 }
 
 static int takes_value(const char *name)
 {
-    static const char *const with_value[] = {"backend", "size", "reps", "warmup", "seed", "param", "json", NULL};
+    static const char *const with_value[] = {"backend", "size", "reps", "warmup", "seed", "param", "json", "baseline", NULL};
     for (int i = 0; with_value[i]; i++)
         if (!strcmp(name, with_value[i])) return 1;
     return strcmp(name, "quiet") == 0 ? 0 : -1;
@@ -198,6 +201,9 @@ void sb_cli_help(FILE *out)
           "  --seed S        input seed, 0..2^64-1 (default 1)\n"
           "  --param K=V     kernel parameter, repeatable (see 'list')\n"
           "  --json FILE     also write Google Benchmark JSON to FILE (never a partial file)\n"
+          "  --baseline FILE a one-rank JSON of the same kernel and backend: under mpirun, report the\n"
+          "                  parallel efficiency, items/s / (ranks x its items/s) (weak or strong\n"
+          "                  scaling alike: items count the whole problem)\n"
           "  --quiet         no progress line on stderr\n"
           "\n"
           "compare OLD NEW (files or folders: *.json and one level of subfolders, hyperfine/ skipped)\n"

@@ -108,6 +108,31 @@ static json_t *peaks_json(const sb_peaks *pk)
     return o;
 }
 
+static json_t *mpi_context_json(const sb_result *r)
+{
+    const sb_mpi_result *m = &r->mpi;
+    json_t *o = json_object();
+    json_object_set_new(o, "ranks", json_integer(m->ranks > 0 ? m->ranks : 1));
+    json_object_set_new(o, "hosts", json_integer(m->hosts > 0 ? m->hosts : 1));
+    json_object_set_new(o, "host_list", json_string(m->host_list && *m->host_list ? m->host_list : ""));
+    json_object_set_new(o, "devices", json_integer(m->devices > 0 ? m->devices : 1));
+    json_object_set_new(o, "library", json_string(m->library ? m->library : "none"));
+    return o;
+}
+
+/* Per-rank throughput, communication share and efficiency (only with several ranks). */
+static void set_mpi_fields(json_t *b, const sb_result *r)
+{
+    const sb_mpi_result *m = &r->mpi;
+    json_object_set_new(b, "mpi_ranks", json_integer(m->ranks > 0 ? m->ranks : 1));
+    if (m->ranks <= 1) return;
+    json_t *a = json_array();
+    for (int i = 0; i < m->ranks; i++) json_array_append_new(a, num(sb_rate(m->rank_items[i], m->rank_median[i])));
+    json_object_set_new(b, "rank_items_per_second", a);
+    json_object_set_new(b, "comm_share", num(m->comm_share));
+    json_object_set_new(b, "parallel_efficiency", m->baseline_rate > 0 ? num(sb_mpi_efficiency(r)) : json_null());
+}
+
 static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char *exe)
 {
     json_t *o = json_object();
@@ -127,6 +152,7 @@ static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char 
     json_object_set_new(o, "cpu", cpu_json(&hw->cpu));
     json_object_set_new(o, "gpu", gpu_json(hw));
     json_object_set_new(o, "peaks", peaks_json(&r->peaks));
+    json_object_set_new(o, "mpi", mpi_context_json(r));
     return o;
 }
 
@@ -221,6 +247,7 @@ static void set_scibench_fields(json_t *b, const sb_result *r)
     json_object_set_new(b, "item", json_string(r->kernel->item));
     json_object_set_new(b, "launch", launch_json(r));
     json_object_set_new(b, "validation", validation_json(r));
+    set_mpi_fields(b, r);
 }
 
 static json_t *entry(const sb_result *r, const char *run_name, const char *aggregate)

@@ -1,10 +1,16 @@
 /* scibench: see `scibench help` and DESIGN.md. */
 #include "cli.h"
 #include "commands.h"
+#include "sb_mpi.h"
 
 int main(int argc, char **argv)
 {
     sb_cli c;
+    sb_mpi_init(&argc, &argv);
     int rc = sb_cli_parse(argc, argv, &c);
-    return rc ? rc : sb_command_run(&c, argv[0]);
+    /* Under mpirun every rank runs a case; any other command is rank 0's alone. */
+    int cased = !rc && (c.cmd == SB_CMD_RUN || c.cmd == SB_CMD_VALIDATE);
+    if (!rc && (cased || sb_mpi_rank() == 0)) rc = sb_command_run(&c, argv[0]);
+    sb_mpi_finalize();
+    return rc;
 }

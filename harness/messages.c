@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include "sb.h"
+#include "sb_mpi.h"
 
 static int quiet;
+static int all_ranks_speak; /* before a case's setup every rank fails alike: rank 0 speaks */
+
+void sb_errors_from_all_ranks(int on) { all_ranks_speak = on; }
 static int progress_shown;
 
 void sb_set_quiet(int q) { quiet = q; }
@@ -23,8 +27,12 @@ void sb_progress_done(void)
 void sb_error(const char *fmt, ...)
 {
     va_list ap;
+    if (sb_mpi_rank() > 0 && !all_ranks_speak) return;
     sb_progress_done();
-    fputs("scibench: error: ", stderr);
+    if (sb_mpi_size() > 1)
+        fprintf(stderr, "scibench[rank %d]: error: ", sb_mpi_rank());
+    else
+        fputs("scibench: error: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -34,7 +42,7 @@ void sb_error(const char *fmt, ...)
 void sb_progress(const char *fmt, ...)
 {
     va_list ap;
-    if (quiet || !isatty(STDERR_FILENO)) return;
+    if (quiet || sb_mpi_rank() > 0 || !isatty(STDERR_FILENO)) return;
     fputs("\r\033[K", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

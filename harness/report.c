@@ -119,6 +119,29 @@ static void print_launches(FILE *out, const sb_result *r)
     }
 }
 
+static void print_mpi(FILE *out, const sb_result *r)
+{
+    const sb_mpi_result *m = &r->mpi;
+    if (m->ranks <= 1) return;
+    char b[32];
+    fprintf(out, "MPI              %d ranks on %d host%s (%s), %d distinct device%s; %s\n", m->ranks, m->hosts,
+            m->hosts == 1 ? "" : "s", m->host_list, m->devices, m->devices == 1 ? "" : "s", m->library);
+    fprintf(out, "  %-15stimes above are the slowest rank's; peaks are one device's x %d\n", "", m->devices);
+    double lo = 0, hi = 0;
+    for (int i = 0; i < m->ranks; i++) {
+        double x = sb_rate(m->rank_items[i], m->rank_median[i]);
+        lo = i == 0 || x < lo ? x : lo;
+        hi = i == 0 || x > hi ? x : hi;
+    }
+    fprintf(out, "  per rank       %s", si(lo, b, sizeof b));
+    fprintf(out, " .. %s %s/s (each rank's own median time)\n", si(hi, b, sizeof b), r->kernel->item);
+    fprintf(out, "  communication  %.2f %% of a repetition (median; slowest rank's time in MPI calls)\n",
+            100.0 * m->comm_share);
+    if (m->baseline_rate > 0)
+        fprintf(out, "  efficiency     %.1f %% = items/s / (%d x %s %s/s of the one-rank baseline)\n",
+                100.0 * sb_mpi_efficiency(r), m->ranks, si(m->baseline_rate, b, sizeof b), r->kernel->item);
+}
+
 static void print_counters(FILE *out, const sb_counters *cs)
 {
     if (cs->n == 0) return;
@@ -164,6 +187,7 @@ void sb_report_print(FILE *out, const sb_result *r, const sb_hwinfo *hw, int val
         if (r->backend == SB_BACKEND_OPENMP_SIMD) print_openmp(out, hw, r);
         if (r->backend == SB_BACKEND_CUDA) print_launches(out, r);
     }
+    print_mpi(out, r);
     print_counters(out, &r->counters);
     sb_report_validation(out, &r->validation);
     fflush(out);

@@ -3,11 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_result.h"
 #include "params.h"
 #include "runloop.h"
 #include "sb_cuda.h"
+#include "sb_mpi.h"
 #include "sb_omp.h"
 #include "timing.h"
+
+static int cuda_device; /* the GPU this rank uses: MPI counts distinct devices */
 
 /* A missing backend is an error, never a silent fallback to another one. */
 static int check_backend(const sb_kernel *k, sb_backend b)
@@ -23,7 +27,9 @@ static int check_backend(const sb_kernel *k, sb_backend b)
         return SB_EXIT_USAGE;
     }
     sb_cuda_info info;
-    return sb_cuda_init(&info) == 0 ? SB_OK : SB_EXIT_RUNTIME;
+    if (sb_cuda_init(&info) != 0) return SB_EXIT_RUNTIME;
+    cuda_device = info.device;
+    return SB_OK;
 }
 
 static int check_counts(const sb_params *p)
@@ -62,7 +68,7 @@ static int warm_up(sb_case *c)
     case_label(c, label, sizeof label);
     for (int i = 0; i < c->params->warmup; i++) {
         sb_progress("%s: warm-up %d/%d", label, i + 1, c->params->warmup);
-        int rc = c->kernel->run(c);
+        int rc = sb_mpi_alone(c->kernel->run(c));
         if (rc) return rc;
     }
     /* Surfaces asynchronous launch errors here rather than in the first timed rep. */
@@ -70,13 +76,17 @@ static int warm_up(sb_case *c)
     return SB_OK;
 }
 
-static int timed_reps(sb_case *c, double *times)
+/* times[i]: the slowest rank's time of repetition i (every rank starts it together);
+ * own[i] and comm[i]: this rank's time and its time inside MPI calls. */
+static int timed_reps(sb_case *c, double *times, double *own, double *comm)
 {
     char label[128];
     sb_timer t;
     int rc = sb_timer_init(&t, c->backend);
     case_label(c, label, sizeof label);
     for (int i = 0; !rc && i < c->params->reps; i++) {
+        sb_mpi_barrier();
+        sb_mpi_comm_reset();
         rc = sb_timer_start(&t);
         if (!rc) rc = c->kernel->run(c);
         double s = rc ? 0 : sb_timer_stop(&t);
@@ -84,8 +94,12 @@ static int timed_reps(sb_case *c, double *times)
             sb_error("%s: timer failed in repetition %d", label, i + 1);
             rc = SB_EXIT_RUNTIME;
         }
+        rc = sb_mpi_alone(rc);
+        own[i] = s;
+        comm[i] = sb_mpi_comm_seconds();
         times[i] = s;
-        if (!rc) sb_progress("%s: rep %d/%d  %.3f ms", label, i + 1, c->params->reps, s * 1e3);
+        sb_mpi_max(&times[i], 1);
+        if (!rc) sb_progress("%s: rep %d/%d  %.3f ms", label, i + 1, c->params->reps, times[i] * 1e3);
     }
     sb_timer_free(&t);
     return rc;
@@ -96,14 +110,21 @@ static int drive(sb_case *c, sb_result *r)
 {
     const sb_kernel *k = c->kernel;
     int rc = sb_params_check_unused(k, c->params);
-    if (!rc && k->prepare) rc = k->prepare(c);
+    if (!rc && k->prepare) rc = sb_mpi_alone(k->prepare(c));
     if (!rc) rc = warm_up(c);
-    if (!rc) rc = timed_reps(c, r->times);
-    if (!rc && k->finish) rc = k->finish(c);
+    double *own = calloc((size_t)c->params->reps * 2, sizeof *own);
+    if (!own) {
+        sb_error("out of memory for %d repetition times", c->params->reps);
+        return sb_mpi_alone(SB_EXIT_RUNTIME);
+    }
+    if (!rc) rc = timed_reps(c, r->times, own, own + c->params->reps);
+    if (!rc && k->finish) rc = sb_mpi_alone(k->finish(c));
     if (!rc) {
         sb_progress("%s: validating", k->name);
-        rc = k->validate(c, &r->validation);
+        rc = sb_mpi_alone(k->validate(c, &r->validation));
     }
+    if (!rc) rc = sb_mpi_gather_result(c, own, own + c->params->reps, r);
+    free(own);
     return rc;
 }
 
@@ -144,6 +165,8 @@ static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
     int rc = check_counts(p);
     if (!rc) rc = resolve_size(k, p);
     if (!rc) rc = check_backend(k, b);
+    if (!rc && p->baseline_path)
+        rc = sb_mpi_read_baseline(p->baseline_path, k, b, &r->mpi.baseline_rate, &r->mpi.baseline_ranks);
     if (!rc && !(r->times = calloc((size_t)p->reps, sizeof *r->times))) {
         sb_error("out of memory for %d repetition times", p->reps);
         rc = SB_EXIT_RUNTIME;
@@ -153,21 +176,33 @@ static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
 
 int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, sb_result *r)
 {
-    int rc = start(k, b, p, r);
+    int rc = sb_mpi_max_int(start(k, b, p, r));
     if (rc) return rc;
     sb_case c = {.kernel = k, .backend = b, .params = p};
-    rc = k->setup(&c);
+    /* Every rank parses the same arguments, so a setup error is everyone's: agree on it
+     * rather than leave the others waiting in a collective. */
+    rc = sb_mpi_max_int(k->setup(&c));
+    sb_errors_from_all_ranks(1);
     if (!rc) rc = drive(&c, r);
     keep_outputs(&c, r);
     k->teardown(&c);
+    sb_errors_from_all_ranks(0);
     sb_progress_done();
     if (rc) return rc;
     if (sb_stats_compute(r->times, p->reps, &r->stats)) {
         sb_error("out of memory computing statistics");
         return SB_EXIT_RUNTIME;
     }
-    r->passed = sb_validation_passed(&r->validation);
-    if (want_peaks) probe_peaks(r);
+    r->passed = sb_mpi_min_int(sb_validation_passed(&r->validation));
+    /* One rank probes (ranks sharing a device would disturb each other's probe); the
+     * peaks then scale to the number of distinct devices the ranks ran on. */
+    r->mpi.devices = sb_mpi_count_devices(b == SB_BACKEND_CUDA ? cuda_device : 0);
+    if (want_peaks && sb_mpi_rank() == 0) {
+        probe_peaks(r);
+        r->peaks.bandwidth *= r->mpi.devices;
+        r->peaks.fma_fp32 *= r->mpi.devices;
+        r->peaks.fma_fp64 *= r->mpi.devices;
+    }
     sb_progress_done();
     return SB_OK;
 }
@@ -175,7 +210,9 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, 
 void sb_result_free(sb_result *r)
 {
     free(r->times);
+    free(r->mpi.rank_median);
     r->times = NULL;
+    r->mpi.rank_median = r->mpi.rank_items = NULL;
 }
 
 double sb_rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0.0; }

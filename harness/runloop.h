@@ -13,6 +13,18 @@ typedef struct {
     double fma_fp32, fma_fp64; /* flop/s, an FMA counted as 2 */
 } sb_peaks;
 
+/* A run over several MPI ranks (ranks == 1: a serial run, nothing else set). */
+typedef struct {
+    int ranks, hosts;
+    int devices;           /* distinct (host, GPU) pairs, or hosts on the CPU: the peaks are x this */
+    const char *host_list, *library;
+    double *rank_median;   /* per rank: median of its own repetition times, s */
+    double *rank_items;    /* per rank: items per repetition */
+    double comm_share;     /* median over reps of (max over ranks of time in MPI calls) / rep time */
+    double baseline_rate;  /* items/s of the one-rank run given by --baseline; 0: none */
+    int baseline_ranks;    /* ranks of that run (must be 1) */
+} sb_mpi_result;
+
 typedef struct {
     const sb_kernel *kernel;
     sb_backend backend;
@@ -27,6 +39,7 @@ typedef struct {
     sb_validation validation;
     int passed;
     sb_peaks peaks;
+    sb_mpi_result mpi;        /* times[] above are the slowest rank's per repetition */
 } sb_result;
 
 /* SB_OK when the case ran and was validated (r->passed holds the verdict);
@@ -39,5 +52,7 @@ void sb_result_free(sb_result *r);
 double sb_rate(double amount, double seconds);
 /* The measured FMA peak matching work.fp64; 0 when not measured. */
 double sb_flop_peak(const sb_result *r);
+/* Parallel efficiency: this run's items/s / (ranks x the one-rank baseline's); 0 without one. */
+double sb_mpi_efficiency(const sb_result *r);
 
 #endif

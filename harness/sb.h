@@ -40,6 +40,7 @@ typedef struct sb_params {
     int nkv;
     sb_kv kv[SB_MAX_PARAMS];
     const char *json_path; /* NULL: no JSON */
+    const char *baseline_path; /* one-rank JSON for the MPI parallel efficiency; NULL: none */
     int quiet;
 } sb_params;
 
@@ -64,6 +65,9 @@ void sb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sb_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sb_progress_done(void);
 void sb_set_quiet(int quiet);
+/* MPI: errors print on rank 0 only until a case's setup has passed on every rank
+ * (until then they are the same on all ranks); after it, on any rank, with its number. */
+void sb_errors_from_all_ranks(int on);
 
 /* ---- results a kernel hands to the harness ---------------------------- */
 #define SB_MAX_COUNTERS 64
@@ -137,6 +141,9 @@ typedef struct sb_case {
     sb_counters counters;      /* physics outputs; set by run/finish */
     int nlaunch;
     sb_launch launch[SB_MAX_LAUNCH]; /* CUDA: set by prepare */
+    /* Under MPI (sb_mpi.h) work stays the whole problem's model; rank_items is this
+     * rank's share of work.items per repetition (0: an even share, items / ranks). */
+    double rank_items;
 } sb_case;
 
 typedef struct sb_kernel {

@@ -1,6 +1,7 @@
 // CUDA runtime layer: device selection and report, error reporting, events
 // timer, checked device memory, occupancy report. C interface (sb_cuda.h).
 #include "sb_cuda.h"
+#include "sb_mpi.h"
 
 #include <cuda_runtime.h>
 
@@ -49,10 +50,11 @@ extern "C" int sb_cuda_available(const char **why) {
     return g_available;
 }
 
-// SB_CUDA_DEVICE, validated against the device count; default 0.
+// SB_CUDA_DEVICE, validated against the device count; default: one GPU per MPI rank on a
+// host (local rank modulo the device count; 0 without MPI).
 static int select_device(int count, int *dev) {
     const char *s = getenv("SB_CUDA_DEVICE");
-    *dev = 0;
+    *dev = sb_mpi_local_rank() % count;
     if (!s || !*s) return SB_OK;
     char *end = nullptr;
     errno = 0;
