@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dfratom_scf/dfrcase.h"
+#include "sb_mpi.h"
 
 typedef struct {
     dfr_case *d;
@@ -55,41 +56,92 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     return e;
 }
 
+/* Start j of a multi-start optimisation, as offsets of (ln alpha, ln(beta - 1)) from the
+ * case's basis: j = 0 is the case's basis itself; j >= 1 a Halton point (bases 2 and 3) in
+ * [-0.5, 0.5] x [-0.3, 0.3], so the starts do not depend on how many there are. */
+static void bs_start(int j, double *da, double *db)
+{
+    *da = *db = 0.0;
+    if (j == 0) return;
+    double f = 1.0, h2 = 0.0, h3 = 0.0;
+    for (int i = j; i > 0; i /= 2) f *= 0.5, h2 += f * (i % 2);
+    f = 1.0;
+    for (int i = j; i > 0; i /= 3) f /= 3.0, h3 += f * (i % 3);
+    *da = h2 - 0.5;
+    *db = 0.6 * (h3 - 0.5);
+}
+
+enum { BS_E, BS_ALPHA, BS_BETA, BS_EVALS, BS_FAILS, BS_BUILDS, BS_NFIELD };
+
+/* NEWUOA from start j; out[] as the enum above (E = NAN when NLopt failed) */
+static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
+{
+    bs_state s = {d, 0, 0, e0};
+    int builds0 = d->bs.fock_builds;
+    double da, db, f = NAN;
+    bs_start(j, &da, &db);
+    double x[2] = {log(d->w.alpha) + da, log(d->w.beta - 1.0) + db}, step[2] = {0.2, 0.05};
+    nlopt_opt opt = nlopt_create(NLOPT_LN_NEWUOA, 2);
+    nlopt_result res = NLOPT_FAILURE;
+    if (opt) {
+        nlopt_set_min_objective(opt, objective, &s);
+        nlopt_set_initial_step(opt, step);
+        nlopt_set_maxeval(opt, d->bs_maxeval);
+        nlopt_set_ftol_abs(opt, 1e-9);
+        nlopt_set_xtol_rel(opt, 1e-6);
+        res = nlopt_optimize(opt, x, &f);
+        nlopt_destroy(opt);
+    }
+    if (res < 0) sb_error("dfratom_scf: bsopt: NLopt NEWUOA failed from start %d (code %d)", j, (int)res);
+    out[BS_E] = res < 0 ? NAN : f;
+    bs_params(x, &out[BS_ALPHA], &out[BS_BETA]);
+    out[BS_EVALS] = s.evals, out[BS_FAILS] = s.failures;
+    out[BS_BUILDS] = d->bs.fock_builds - builds0;
+}
+
+/* The starts are dealt round-robin to the MPI ranks (each NEWUOA is serial); every rank
+ * then holds every start's outcome and takes the same best one, so the result does not
+ * depend on the number of ranks. */
 int dfr_bsopt(dfr_case *d)
 {
     dfr_bsopt_result *b = &d->bs;
     dfr_result r;
-    b->fock_builds = 0;
+    const int S = d->bs_starts, ranks = sb_mpi_size(), me = sb_mpi_rank();
+    b->fock_builds = 0; /* objective() counts this rank's starts here */
     b->e0 = dfr_bsopt_energy(d, d->w.alpha, d->w.beta, &r);
-    b->fock_builds += r.fock_builds;
+    const int shared = r.fock_builds; /* every rank makes the first and the last SCF */
     if (!isfinite(b->e0)) {
         sb_error("dfratom_scf: bsopt: the starting basis (alpha %g, beta %g) does not converge", d->w.alpha, d->w.beta);
         return SB_EXIT_RUNTIME;
     }
-    bs_state s = {d, 1, 0, b->e0};
-    nlopt_opt opt = nlopt_create(NLOPT_LN_NEWUOA, 2);
-    if (!opt) return SB_EXIT_RUNTIME;
-    double x[2] = {log(d->w.alpha), log(d->w.beta - 1.0)}, step[2] = {0.2, 0.05}, f = 0.0;
-    nlopt_set_min_objective(opt, objective, &s);
-    nlopt_set_initial_step(opt, step);
-    nlopt_set_maxeval(opt, d->bs_maxeval);
-    nlopt_set_ftol_abs(opt, 1e-9);
-    nlopt_set_xtol_rel(opt, 1e-6);
-    nlopt_result res = nlopt_optimize(opt, x, &f);
-    nlopt_destroy(opt);
+    double *out = calloc((size_t)S * BS_NFIELD, sizeof *out);
+    if (!out) return SB_EXIT_RUNTIME;
+    for (int j = me; j < S; j += ranks) bs_newuoa(d, j, b->e0, out + (size_t)j * BS_NFIELD);
+    const int mine = b->fock_builds;
+    sb_mpi_sum(out, (long)S * BS_NFIELD); /* each start's row is nonzero on one rank only */
     sb_progress_done();
-    if (res < 0) {
-        sb_error("dfratom_scf: bsopt: NLopt NEWUOA failed (code %d)", (int)res);
+    int best = -1;
+    b->evals = 1, b->failures = 0, b->fock_builds = shared;
+    for (int j = 0; j < S; j++) {
+        const double *o = out + (size_t)j * BS_NFIELD;
+        b->evals += (int)o[BS_EVALS], b->failures += (int)o[BS_FAILS], b->fock_builds += (int)o[BS_BUILDS];
+        if (isfinite(o[BS_E]) && (best < 0 || o[BS_E] < out[(size_t)best * BS_NFIELD + BS_E])) best = j;
+    }
+    if (best < 0) {
+        free(out);
+        sb_error("dfratom_scf: bsopt: NLopt NEWUOA failed from every start");
         return SB_EXIT_RUNTIME;
     }
-    bs_params(x, &b->alpha, &b->beta);
-    b->energy = f;
-    b->evals = s.evals;
-    b->failures = s.failures;
+    b->alpha = out[(size_t)best * BS_NFIELD + BS_ALPHA];
+    b->beta = out[(size_t)best * BS_NFIELD + BS_BETA];
+    b->energy = out[(size_t)best * BS_NFIELD + BS_E];
+    b->best_start = best;
+    free(out);
     /* leave the case in the optimum, with its SCF result, for the report and the checks */
     d->w.alpha = b->alpha;
     d->w.beta = b->beta;
     b->energy_rerun = dfr_bsopt_energy(d, b->alpha, b->beta, &d->r);
     b->fock_builds += d->r.fock_builds;
+    b->rank_fock_builds = shared + mine + d->r.fock_builds;
     return SB_OK;
 }

@@ -8,7 +8,9 @@ enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2 };
 typedef struct {
     double e0, energy, energy_rerun; /* start, optimum, the optimum's SCF once more */
     double alpha, beta;
-    int evals, failures, fock_builds;
+    int evals, failures, fock_builds; /* over every start (and rank) */
+    int best_start;       /* the start whose optimum won */
+    int rank_fock_builds; /* MPI: the builds this rank made */
 } dfr_bsopt_result;
 
 typedef struct {
@@ -26,6 +28,7 @@ typedef struct {
     double *Dfinal;    /* job=scf: the converged weighted density */
     dfr_bsopt_result bs;
     int bs_maxeval;
+    int bs_starts;        /* bsopt: NEWUOA starts (dealt to the MPI ranks) */
 } dfr_case;
 
 /* The case's backend Fock builder for its current basis (kernel.c) */

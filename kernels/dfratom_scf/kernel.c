@@ -27,7 +27,9 @@ static const sb_param_spec dfr_params[] = {
     {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
     {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
                    "bsopt (minimise E over alpha, beta with NLopt NEWUOA)"},
-    {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval)"},
+    {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval), per start"},
+    {"bsopt_starts", "1", "bsopt: NEWUOA starts, the case's basis and Halton offsets around it; the best "
+                          "optimum wins (under mpirun the starts are dealt to the ranks)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
     {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
@@ -139,8 +141,10 @@ static int dfr_finish(sb_case *c)
         sb_counter_set(cs, "bsopt_scfs", b->evals, "1");
         sb_counter_set(cs, "bsopt_failed_scfs", b->failures, "1");
         sb_counter_set(cs, "bsopt_fock_builds", b->fock_builds, "1");
+        sb_counter_set(cs, "bsopt_best_start", b->best_start, "1");
         sb_counter_set(cs, "energy", r->energy, "Eh");
         set_work(c, d, b->fock_builds);
+        c->rank_items = d->cnt.rint_per_build * b->rank_fock_builds;
         return r->converged ? SB_OK : SB_EXIT_RUNTIME;
     }
     if (!r->converged)

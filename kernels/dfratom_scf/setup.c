@@ -19,7 +19,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     static const char *const hams[] = {"dirac", "schrodinger", NULL};
     static const char *const nucs[] = {"point", "gauss", NULL};
     const char *sym = sb_param_string(p, "atom");
-    long bs_evals = 40, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
+    long bs_evals = 40, bs_starts = 1, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
     int ham = 0, nuc = 1, rc;
     int K = p->size ? p->size : 30;
     dfr_scf_opts *o = &d->o;
@@ -41,7 +41,8 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
         (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
-        (rc = sb_param_long(p, "bsopt_evals", 40, 3, 10000, &bs_evals)))
+        (rc = sb_param_long(p, "bsopt_evals", 40, 3, 10000, &bs_evals)) ||
+        (rc = sb_param_long(p, "bsopt_starts", 1, 1, 256, &bs_starts)))
         return rc;
     const char *As = sb_param_string(p, "A");
     if (As && strcmp(As, "table") && (rc = sb_param_long(p, "A", 0, 1, 300, &A))) return rc;
@@ -54,6 +55,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     o->conv_ss = 1e-12;
     d->oracle = (int)oracle;
     d->bs_maxeval = (int)bs_evals;
+    d->bs_starts = (int)bs_starts;
     if (A) d->atom.mass = (int)A;
     if (o->nucleus == DFR_NUC_GAUSS) {
         if (!d->atom.mass) {

@@ -35,6 +35,8 @@ typedef struct {
     char ref_path[2048];   /* libint2 reference file for this case, "" if none */
     double setup_seconds;
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
+    eri_worklist wl;      /* MPI: this rank's share of w (mpi_split.c); b.w points to it */
+    double mpi_imbalance; /* MPI: largest rank's modelled cost / the mean */
 } eri_case;
 
 int eri_case_parse(sb_params *p, eri_config *cfg);
@@ -43,6 +45,11 @@ void eri_case_destroy(eri_case *ec);
 const eri_ops *eri_ops_for(sb_backend be);
 /* Runs `ops` over worklist w in store mode into a fresh array (caller frees). */
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out);
+/* A user's path=hgp|md (forced >= 0) over every segment of w, and w->flops to match. */
+void eri_worklist_force_path(eri_worklist *w, int forced, int pure);
+/* mpi_split.c: only with several MPI ranks (digest mode) */
+int eri_mpi_split(eri_case *ec);
+int eri_mpi_reduce(eri_case *ec);
 int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "eri_brush/eri_brush.h"
 #include "eri_brush/ericase.h"
+#include "sb_mpi.h"
 
 static const sb_param_spec eri_params[] = {
     {"molecule", "cluster", "cluster (SIZE waters, from the seed), water, benzene, vitamin_c, taxol, valinomycin, or FILE.xyz (Angstrom)"},
@@ -25,10 +26,13 @@ static int ek_setup(sb_case *c)
     if (!ec) return SB_EXIT_RUNTIME;
     c->state = ec;
     if ((rc = eri_case_create(ec, &cfg, c->backend))) return rc;
-    ec->b.seg_seconds = calloc((size_t)(ec->w.nseg ? ec->w.nseg : 1), sizeof(double));
+    if (sb_mpi_size() > 1 && (rc = eri_mpi_split(ec))) return rc;
+    const eri_worklist *mine = ec->b.w; /* the whole list, or this rank's share */
+    ec->b.seg_seconds = calloc((size_t)(mine->nseg ? mine->nseg : 1), sizeof(double));
     if (!ec->b.seg_seconds) return SB_EXIT_RUNTIME;
     double nbf = ec->bas.nbf;
     c->work.items = ec->w.neris;
+    c->rank_items = mine->neris;
     /* compulsory traffic: primitive pairs, the quartet list and D in, J (or the integrals) out */
     c->work.bytes = (double)ec->ps.nprim * sizeof(eri_prim) + (double)ec->w.nq * sizeof(eri_quartet) +
                     8.0 * nbf * nbf + (cfg.mode == ERI_MODE_STORE ? 8.0 * ec->w.neris : 8.0 * nbf * nbf);
@@ -54,15 +58,16 @@ static int ek_prepare(sb_case *c)
 static int ek_run(sb_case *c)
 {
     eri_case *ec = c->state;
-    return ec->ops->run(&ec->b);
+    int rc = ec->ops->run(&ec->b);
+    return rc || sb_mpi_size() == 1 ? rc : eri_mpi_reduce(ec);
 }
 
 /* Per-class time of the last repetition and its rate from the flop model. */
 static void class_counters(eri_case *ec, sb_counters *cs)
 {
     double t[ERI_NCLASS] = {0}, f[ERI_NCLASS] = {0};
-    for (int k = 0; k < ec->w.nseg; k++) {
-        const eri_segment *s = &ec->w.seg[k];
+    for (int k = 0; k < ec->b.w->nseg; k++) { /* this rank's segments */
+        const eri_segment *s = &ec->b.w->seg[k];
         t[s->cls] += ec->b.seg_seconds[k];
         f[s->cls] += (double)(s->q1 - s->q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
     }
@@ -82,13 +87,14 @@ static void class_counters(eri_case *ec, sb_counters *cs)
 static int ek_finish(sb_case *c)
 {
     eri_case *ec = c->state;
-    int rc = ec->ops->download(&ec->b);
+    int rc = sb_mpi_size() > 1 ? SB_OK : ec->ops->download(&ec->b); /* MPI: reduced in each run */
     if (rc) return rc;
     if (ec->cfg.mode == ERI_MODE_DIGEST) eri_coulomb_finish(&ec->bas, ec->M);
     sb_counters *cs = &c->counters;
     const eri_worklist *w = &ec->w;
+    const eri_worklist *mine = ec->b.w;
     double nbf = ec->bas.nbf, total = 0;
-    for (int k = 0; k < w->nseg; k++) total += ec->b.seg_seconds[k];
+    for (int k = 0; k < mine->nseg; k++) total += ec->b.seg_seconds[k];
     sb_counter_set(cs, "basis_functions", nbf, "functions");
     sb_counter_set(cs, "shells", ec->bas.nshell, "shells");
     sb_counter_set(cs, "atoms", ec->mol.natom, "atoms");
@@ -97,10 +103,11 @@ static int ek_finish(sb_case *c)
     double all = (double)ec->ps.npair * ((double)ec->ps.npair + 1) / 2;
     sb_counter_set(cs, "screened_fraction", all > 0 ? (double)w->nq / all : 0, "1");
     sb_counter_set(cs, "segments", w->nseg, "segments");
-    if (total > 0) {
-        sb_counter_set(cs, "shell_quartets_per_s", (double)w->nq / total, "quartets/s");
-        sb_counter_set(cs, "primitive_quartets_per_s", w->nprimq / total, "quartets/s");
+    if (total > 0) { /* this rank's quartets over its own segment times */
+        sb_counter_set(cs, "shell_quartets_per_s", (double)mine->nq / total, "quartets/s");
+        sb_counter_set(cs, "primitive_quartets_per_s", mine->nprimq / total, "quartets/s");
     }
+    if (sb_mpi_size() > 1) sb_counter_set(cs, "mpi_cost_imbalance", ec->mpi_imbalance, "max/mean");
     sb_counter_set(cs, "t_setup", ec->setup_seconds, "s");
     if (ec->cfg.mode == ERI_MODE_DIGEST) {
         double ej = 0;

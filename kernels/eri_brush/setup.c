@@ -137,16 +137,7 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     if ((rc = eri_pairs_build(&ec->bas, &ec->ps))) return rc;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
-    if (cfg->path >= 0) { /* the user overrides the flop model's choice */
-        eri_worklist *w = &ec->w;
-        int pure = cfg->pure;
-        w->flops = 0;
-        for (int k = 0; k < w->nseg; k++) {
-            w->seg[k].path = cfg->path;
-            w->flops += (double)(w->seg[k].q1 - w->seg[k].q0) *
-                        eri_quartet_flops(w->seg[k].cls, cfg->path, w->seg[k].nb, w->seg[k].nk, pure);
-        }
-    }
+    eri_worklist_force_path(&ec->w, cfg->path, cfg->pure);
     sb_progress_done();
     size_t n = (size_t)ec->bas.nbf;
     ec->D = malloc(sizeof(double) * n * n);
@@ -177,6 +168,17 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     return SB_OK;
 }
 
+void eri_worklist_force_path(eri_worklist *w, int forced, int pure)
+{
+    if (forced < 0) return; /* the user overrides the flop model's choice */
+    w->flops = 0;
+    for (int k = 0; k < w->nseg; k++) {
+        w->seg[k].path = forced;
+        w->flops += (double)(w->seg[k].q1 - w->seg[k].q0) *
+                    eri_quartet_flops(w->seg[k].cls, forced, w->seg[k].nb, w->seg[k].nk, pure);
+    }
+}
+
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out)
 {
     *out = NULL;
@@ -198,6 +200,7 @@ void eri_case_destroy(eri_case *ec)
 {
     if (ec->ops && ec->prepared) ec->ops->release(&ec->b);
     eri_worklist_free(&ec->w);
+    eri_worklist_free(&ec->wl);
     eri_pairs_free(&ec->ps);
     eri_basis_free(&ec->bas);
     eri_molecule_free(&ec->mol);

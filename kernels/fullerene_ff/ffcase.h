@@ -20,6 +20,7 @@ typedef struct {
     long oracle;             /* isomers re-run on the scalar reference for the oracle check */
     long fill;               /* repeat the isomers until the batch holds >= fill (fills a GPU at small N) */
     long pipeline;           /* > 0: chunk size of the generation/backend pipeline (pipeline.c) */
+    long mpi_chunk;          /* MPI: isomers a rank takes at a time (0: M / (4 ranks)) */
     uint64_t seed;
 } ff_config;
 
@@ -33,6 +34,12 @@ typedef struct {
     const ff_ops *ops;
     double gen_seconds;      /* spiral generation (setup, untimed) */
     double windup_seconds;   /* windup into dual graphs (setup, untimed) */
+    struct {                 /* several MPI ranks (mpi_share.c); unused on one */
+        long chunk;
+        int *owner;          /* M: the rank that optimised each isomer in the last repetition */
+        struct sb_mpi_counter *counter;
+        long done, runs;     /* this rank's isomers over all repetitions, and repetitions */
+    } mpi;
 } ff_case;
 
 int ff_case_parse(sb_params *p, ff_config *cfg);
@@ -49,6 +56,13 @@ int ff_batch_run_once(const ff_ops *ops, ff_batch *b);
 
 /* Winds up M spirals into M*F*6 dual entries; -1 and an error naming the spiral on failure. */
 int ff_windup_all(int N, const ff_spiral *s, long M, uint16_t *dual);
+
+/* mpi_share.c: dynamic distribution over MPI ranks (only with more than one) */
+int ff_mpi_begin(ff_case *fc);
+int ff_mpi_run(ff_case *fc);
+int ff_mpi_gather(ff_case *fc); /* finish: results of every rank, in isomer order */
+void ff_mpi_end(ff_case *fc);
+void ff_add_times(ff_stage_times *sum, const ff_stage_times *t);
 
 /* pipeline.c: one timed repetition with generation overlapping the backend */
 int ff_pipeline_run(ff_case *fc);

@@ -4,6 +4,7 @@
 
 #include "fullerene_ff/ffcase.h"
 #include "fullerene_ff/fullerene_ff.h"
+#include "sb_mpi.h"
 
 static const sb_param_spec ff_params[] = {
     {"isomers", "10000", "'all' (the whole isomer space of C_N) or M: a reproducible sample of min(M, all) distinct isomers"},
@@ -13,6 +14,7 @@ static const sb_param_spec ff_params[] = {
     {"oracle", "16", "isomers re-optimised by the scalar reference for the oracle check (0: none)"},
     {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers"},
     {"pipeline", "0", "C > 0: time generation too, overlapped with the backend, which takes the isomers in chunks of C"},
+    {"mpi_chunk", "0", "under mpirun: isomers a rank takes from the shared queue at a time (0: M / (4 ranks))"},
     {NULL, NULL, NULL}};
 
 static int ffk_setup(sb_case *c)
@@ -24,6 +26,7 @@ static int ffk_setup(sb_case *c)
     if (!fc) return SB_EXIT_RUNTIME;
     c->state = fc;
     if ((rc = ff_case_create(fc, &cfg, c->backend))) return rc;
+    if (sb_mpi_size() > 1 && (rc = ff_mpi_begin(fc))) return rc;
     c->work.items = (double)fc->M;
     /* compulsory traffic: read the dual graph, write the graph, coordinates and result */
     c->work.bytes = (double)fc->M * ((double)ff_faces(cfg.N) * 12.0 +
@@ -36,7 +39,8 @@ static int ffk_setup(sb_case *c)
 static int ffk_prepare(sb_case *c)
 {
     ff_case *fc = c->state;
-    if (fc->cfg.pipeline) return SB_OK; /* each repetition prepares its chunks */
+    /* each repetition prepares its chunks */
+    if (fc->cfg.pipeline || sb_mpi_size() > 1) return SB_OK;
     int rc = fc->ops->prepare(&fc->b);
     if (rc || !fc->ops->launches) return rc;
     int n = fc->ops->launches(&fc->b, c->launch, SB_MAX_LAUNCH);
@@ -53,6 +57,11 @@ static int ffk_run(sb_case *c)
         c->work.items = (double)fc->M; /* the sample may hold fewer than asked for */
         return rc;
     }
+    if (sb_mpi_size() > 1) {
+        int rc = ff_mpi_run(fc);
+        c->rank_items = (double)fc->mpi.done / (double)fc->mpi.runs;
+        return rc;
+    }
     return fc->ops->run(&fc->b);
 }
 
@@ -60,7 +69,8 @@ static int ffk_finish(sb_case *c)
 {
     ff_case *fc = c->state;
     ff_batch *b = &fc->b;
-    int rc = fc->cfg.pipeline ? SB_OK : fc->ops->download(b); /* the pipeline downloads per chunk */
+    /* the pipeline and the MPI queue download per chunk */
+    int rc = sb_mpi_size() > 1 ? ff_mpi_gather(fc) : fc->cfg.pipeline ? SB_OK : fc->ops->download(b);
     if (rc) return rc;
     double iters = 0, evals = 0, conv = 0, sweeps = 0, emean = 0;
     for (long i = 0; i < b->M; i++) {
@@ -99,7 +109,8 @@ static void ffk_teardown(sb_case *c)
 {
     ff_case *fc = c->state;
     if (!fc) return;
-    if (fc->ops) fc->ops->release(&fc->b);
+    if (fc->ops && sb_mpi_size() == 1) fc->ops->release(&fc->b);
+    ff_mpi_end(fc);
     ff_case_destroy(fc);
     free(fc);
     c->state = NULL;

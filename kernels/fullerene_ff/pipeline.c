@@ -56,11 +56,6 @@ static int produce(pipe_state *p)
     return rc;
 }
 
-static void add_times(ff_stage_times *sum, const ff_stage_times *t)
-{
-    sum->dualise += t->dualise, sum->tutte += t->tutte, sum->project += t->project, sum->optimise += t->optimise;
-}
-
 static int consume(pipe_state *p)
 {
     ff_case *fc = p->fc;
@@ -84,7 +79,7 @@ static int consume(pipe_state *p)
                        .graph = b->graph + (size_t)done * N, .X = b->X + (size_t)done * N * 3, .res = b->res + done};
         int rc = ff_batch_run_once(fc->ops, &cb);
         if (rc) return rc;
-        add_times(&b->t, &cb.t);
+        ff_add_times(&b->t, &cb.t);
         done += take;
     }
     fc->M = fc->unique = b->M = done;

@@ -42,6 +42,7 @@ int ff_case_parse(sb_params *p, ff_config *cfg)
     if (!rc) rc = sb_param_long(p, "oracle", 16, 0, 10000000L, &cfg->oracle);
     if (!rc) rc = sb_param_long(p, "fill", 0, 0, 10000000L, &cfg->fill);
     if (!rc) rc = sb_param_long(p, "pipeline", 0, 0, 10000000L, &cfg->pipeline);
+    if (!rc) rc = sb_param_long(p, "mpi_chunk", 0, 0, 100000000L, &cfg->mpi_chunk);
     if (!rc && cfg->pipeline && (cfg->all || cfg->spiral_file || cfg->fill)) {
         sb_error("fullerene_ff: pipeline=%ld draws a sample (isomers=M); not with isomers=all, spirals= or fill=",
                  cfg->pipeline);

@@ -5,6 +5,7 @@
 #include "nlchains/nlc.h"
 #include "nlchains/nlchains.h"
 #include "nlchains/validate.h"
+#include "sb_mpi.h"
 
 typedef struct {
     nlc m;
@@ -45,18 +46,38 @@ static double flops_per_site_step(const nlc_config *c)
     }
 }
 
+/* MPI: each rank integrates a contiguous block of the ensemble's chains. */
+static int split_copies(nlc_config *cfg)
+{
+    int ranks = sb_mpi_size();
+    if (ranks == 1) return SB_OK;
+    if (cfg->copies < ranks) {
+        sb_error("nlchains: copies=%ld is fewer than the %d MPI ranks; accepted: copies >= ranks", cfg->copies,
+                 ranks);
+        return SB_EXIT_USAGE;
+    }
+    long lo, hi;
+    sb_mpi_block(cfg->copies, &lo, &hi);
+    cfg->copies_total = cfg->copies;
+    cfg->copy0 = lo;
+    cfg->copies = hi - lo;
+    return SB_OK;
+}
+
 static int nlc_setup(sb_case *c)
 {
     nlc_config cfg;
     nlc_init_spec init;
     int rc = nlc_parse(c->params, &cfg, &init);
     if (rc) return rc;
+    if ((rc = split_copies(&cfg))) return rc;
     nlc_case *nc = calloc(1, sizeof *nc);
     if (!nc) return SB_EXIT_RUNTIME;
     c->state = nc;
     if ((rc = nlc_create(&nc->m, &cfg, &init, c->backend)) || (rc = nlc_driver_init(&nc->d, &nc->m))) return rc;
-    double sites = (double)cfg.N * (double)cfg.copies;
+    double sites = (double)cfg.N * (double)(cfg.copies_total ? cfg.copies_total : cfg.copies);
     c->work.items = sites * cfg.steps_per_rep;
+    c->rank_items = (double)cfg.N * (double)cfg.copies * cfg.steps_per_rep;
     c->work.flops = c->work.items * flops_per_site_step(&cfg);
     c->work.fp64 = 1;
     /* compulsory traffic: a steps() call reads and writes each chain once (16 B per site
@@ -96,11 +117,12 @@ static int nlc_finish(sb_case *c)
     const nlc_config *cfg = &m->cfg;
     int rc;
     if (nc->d.collections == 0) { /* batch = 0: one collection now, for the report */
-        if ((rc = m->ops->mode_energies(m, nc->d.ek))) return rc;
+        if ((rc = nlc_mode_energies(m, nc->d.ek))) return rc;
         nlc_entropies(nc->d.ek, cfg->N, nlc_skip_mode0(cfg), &nc->d.s_wt, &nc->d.s_info);
     }
     if ((rc = m->ops->download(m))) return rc;
-    double sites = (double)cfg->N * (double)cfg->copies, H = nlc_total_energy(m);
+    double sites = (double)cfg->N * (double)(cfg->copies_total ? cfg->copies_total : cfg->copies);
+    double H = nlc_total_energy(m);
     sb_counters *cs = &c->counters;
     sb_counter_set(cs, "energy_per_site", H / sites, "1");
     sb_counter_set(cs, "energy_rel_drift", fabs(H - nc->s0.H0) / fabs(nc->s0.H0), "1");

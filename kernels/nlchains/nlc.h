@@ -14,7 +14,11 @@ enum { NLC_FPUT = 0, NLC_TODA = 1, NLC_DNKG = 2, NLC_DNLS = 3 };
 typedef struct nlc_config {
     int model;
     int N;              /* sites per chain (SIZE) */
-    long copies;        /* C: independent chains in the ensemble */
+    long copies;        /* C: independent chains in the ensemble (under MPI: this rank's) */
+    /* MPI: this rank holds chains copy0 .. copy0 + copies - 1 of copies_total; ensemble sums
+     * and mode energies are reduced over ranks. copies_total = 0: not split (one rank, or an
+     * auxiliary validation ensemble, which every rank integrates whole). */
+    long copy0, copies_total;
     double alpha, beta; /* fput: alpha, beta; toda: alpha; dnkg, dnls: beta */
     double m;           /* dnkg on-site mass */
     double dt;          /* time step of the 6th-order composition */
@@ -82,6 +86,10 @@ int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *init, double *q, d
 double nlc_chain_energy(const nlc_config *cfg, const double *q, const double *p);
 double nlc_total_energy(const nlc *m); /* sum over the ensemble */
 double nlc_total_norm(const nlc *m);   /* sum |psi|^2 (dnls) */
+/* x summed over the ranks that share m's ensemble (x itself when it is not split). */
+double nlc_ensemble_sum(const nlc *m, double x);
+/* ops->mode_energies, averaged over the whole ensemble across ranks. */
+int nlc_mode_energies(nlc *m, double *ek);
 /* Entropies of mode energies ek[0..N-1] (Pistone's nlchains, results_entropy.cpp);
  * skip0: leave out mode 0 (zero frequency: fput, toda, dnkg with m = 0). */
 void nlc_entropies(const double *ek, int N, int skip0, double *wt, double *info);

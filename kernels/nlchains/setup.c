@@ -10,6 +10,7 @@
 
 #include "nlchains/nlc.h"
 #include "nlchains/physics.h"
+#include "sb_mpi.h"
 #include "sb_omp.h"
 
 #define NLC_TAG_INIT 0x4e4c4330u /* "NLC0": Philox counter word 3 of the initial phases */
@@ -150,7 +151,7 @@ int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *in, double *q, dou
         memset(Y, 0, 2 * (size_t)N * sizeof(fftw_complex));
         for (long c = 0; c < cfg->copies; c++) {
             if (cfg->model != NLC_DNLS) memset(Y, 0, (size_t)N * sizeof(fftw_complex));
-            init_chain(cfg, in, c, q + c * N, p + c * N, X, Y, pr, pc);
+            init_chain(cfg, in, cfg->copy0 + c, q + c * N, p + c * N, X, Y, pr, pc);
         }
     }
     if (pr) fftw_destroy_plan(pr);
@@ -171,13 +172,13 @@ static int read_init_file(nlc *m)
         sb_error("nlchains: --param init_file=%s: %s", path, strerror(errno));
         return SB_EXIT_USAGE;
     }
-    long want = 16 * N * C, have = -1;
+    const long Ctot = m->cfg.copies_total ? m->cfg.copies_total : C;
+    long want = 16 * N * Ctot, have = -1;
     if (fseek(f, 0, SEEK_END) == 0) have = ftell(f);
-    rewind(f);
-    if (have != want) {
+    if (have != want || fseek(f, 16 * N * m->cfg.copy0, SEEK_SET) != 0) {
         fclose(f);
         sb_error("nlchains: --param init_file=%s has %ld bytes; copies=%ld x N=%ld x (q,p) doubles need %ld",
-                 path, have, C, N, want);
+                 path, have, Ctot, N, want);
         return SB_EXIT_USAGE;
     }
     double rec[2];
@@ -189,7 +190,8 @@ static int read_init_file(nlc *m)
         }
         if (!isfinite(rec[0]) || !isfinite(rec[1])) {
             fclose(f);
-            sb_error("nlchains: --param init_file=%s: non-finite value at chain %ld, site %ld", path, i / N, i % N);
+            sb_error("nlchains: --param init_file=%s: non-finite value at chain %ld, site %ld", path,
+                     m->cfg.copy0 + i / N, i % N);
             return SB_EXIT_USAGE;
         }
         m->q[i] = rec[0], m->p[i] = rec[1];
@@ -257,7 +259,7 @@ double nlc_total_energy(const nlc *m)
     const long N = m->cfg.N;
 #pragma omp parallel for reduction(+ : H) schedule(static)
     for (long c = 0; c < m->cfg.copies; c++) H += nlc_chain_energy(&m->cfg, m->q + c * N, m->p + c * N);
-    return H;
+    return nlc_ensemble_sum(m, H);
 }
 
 double nlc_total_norm(const nlc *m)
@@ -266,7 +268,7 @@ double nlc_total_norm(const nlc *m)
     const long n = m->cfg.copies * (long)m->cfg.N;
 #pragma omp parallel for reduction(+ : s) schedule(static)
     for (long i = 0; i < n; i++) s += m->q[i] * m->q[i] + m->p[i] * m->p[i];
-    return s;
+    return nlc_ensemble_sum(m, s);
 }
 
 int nlc_skip_mode0(const nlc_config *cfg)
@@ -319,6 +321,37 @@ static int write_file(const char *path, const char *mode, const void *a, size_t 
     return fclose(f) ? SB_EXIT_RUNTIME : SB_OK;
 }
 
+/* The whole ensemble in one file: under MPI rank 0 creates it and every rank writes its
+ * chains at their place (the same bytes a single rank writes). */
+static int write_state(const nlc *m, const char *path, const void *a, size_t n)
+{
+    if (!m->cfg.copies_total) return write_file(path, "wb", a, n);
+    int rc = sb_mpi_rank() == 0 ? write_file(path, "wb", "", 0) : SB_OK;
+    if (sb_mpi_max_int(rc)) return SB_EXIT_RUNTIME;
+    FILE *f = fopen(path, "r+b");
+    int bad = !f || fseek(f, 16L * m->cfg.N * m->cfg.copy0, SEEK_SET) != 0 || fwrite(a, 1, n, f) != n;
+    if (f && fclose(f)) bad = 1;
+    if (bad) sb_error("nlchains: cannot write %s: %s", path, strerror(errno));
+    return sb_mpi_max_int(bad) ? SB_EXIT_RUNTIME : SB_OK;
+}
+
+double nlc_ensemble_sum(const nlc *m, double x)
+{
+    if (m->cfg.copies_total) sb_mpi_sum(&x, 1);
+    return x;
+}
+
+int nlc_mode_energies(nlc *m, double *ek)
+{
+    int rc = m->ops->mode_energies(m, ek);
+    if (rc || !m->cfg.copies_total) return rc;
+    const int N = m->cfg.N;
+    for (int k = 0; k < N; k++) ek[k] *= (double)m->cfg.copies;
+    sb_mpi_sum(ek, N);
+    for (int k = 0; k < N; k++) ek[k] /= (double)m->cfg.copies_total;
+    return SB_OK;
+}
+
 int nlc_dump(nlc *m, const double *ek)
 {
     char path[512];
@@ -331,17 +364,17 @@ int nlc_dump(nlc *m, const double *ek)
     }
     for (long i = 0; i < n; i++) rec[2 * i] = m->q[i], rec[2 * i + 1] = m->p[i];
     snprintf(path, sizeof path, "%s-%ld", m->cfg.dump, m->step);
-    rc = write_file(path, "wb", rec, 2 * (size_t)n * sizeof(double));
+    rc = write_state(m, path, rec, 2 * (size_t)n * sizeof(double));
     free(rec);
     snprintf(path, sizeof path, "%s-linenergies-%ld", m->cfg.dump, m->step);
-    if (!rc) rc = write_file(path, "wb", ek, (size_t)m->cfg.N * sizeof(double));
+    if (!rc && sb_mpi_rank() == 0) rc = write_file(path, "wb", ek, (size_t)m->cfg.N * sizeof(double));
     return rc;
 }
 
 /* One collection at the current step: mode energies, entropies, dumps, the limit. */
 static int collect(nlc *m, nlc_driver *d)
 {
-    int rc = m->ops->mode_energies(m, d->ek);
+    int rc = nlc_mode_energies(m, d->ek);
     if (rc) return rc;
     nlc_entropies(d->ek, m->cfg.N, nlc_skip_mode0(&m->cfg), &d->s_wt, &d->s_info);
     d->collections++;
@@ -349,7 +382,8 @@ static int collect(nlc *m, nlc_driver *d)
         char path[512];
         double rec[3] = {m->step * m->cfg.dt, d->s_wt, d->s_info}; /* nlchains' <prefix>-entropy tuples */
         snprintf(path, sizeof path, "%s-entropy", m->cfg.dump);
-        if ((rc = nlc_dump(m, d->ek)) || (rc = write_file(path, "ab", rec, sizeof rec))) return rc;
+        if ((rc = nlc_dump(m, d->ek))) return rc;
+        if (sb_mpi_rank() == 0 && (rc = write_file(path, "ab", rec, sizeof rec))) return rc;
     }
     if (m->cfg.entropy_limit > 0.0 && d->s_info < m->cfg.entropy_limit && d->stop_step < 0) d->stop_step = m->step;
     return SB_OK;

@@ -19,7 +19,7 @@ double nlc_total_momentum(const nlc *m)
     double s = 0.0;
     const long n = m->cfg.copies * (long)m->cfg.N;
     for (long i = 0; i < n; i++) s += m->p[i];
-    return s;
+    return nlc_ensemble_sum(m, s);
 }
 
 static double sum_abs_p(const nlc *m)
@@ -27,7 +27,7 @@ static double sum_abs_p(const nlc *m)
     double s = 0.0;
     const long n = m->cfg.copies * (long)m->cfg.N;
     for (long i = 0; i < n; i++) s += fabs(m->p[i]);
-    return s;
+    return nlc_ensemble_sum(m, s);
 }
 
 void nlc_record_start(const nlc *m, nlc_start *s)
