@@ -137,6 +137,13 @@ if [ "$rc" -eq 0 ] && [ "$files" = "v.json" ] && grep -q '"passed": true' "$work
 else
     bad "validate $K --size ${ci:-8} --json v.json: exit $rc, files '$files', stderr: $err"
 fi
+cp "$work/run/v.json" "$work/one-rank.json" 2>/dev/null
+
+# --baseline (MPI efficiency): a one-rank JSON of the same kernel and backend, else exit 2
+expect_usage "--baseline needs a file path" run $K --baseline ""
+expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json
+expect_usage "is $K on openmp_simd, not nlchains" run nlchains --size 64 --baseline "$work/one-rank.json"
+expect_usage "needs a value" run $K --baseline
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

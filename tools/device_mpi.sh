@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# MPI runs on the GPU machine: each kernel on 1 rank (the baseline) and on R ranks, with the
+# parallel efficiency against the baseline (--baseline). The machine lent here has one GPU, so
+# R ranks share it (MPS is not used); the CPU runs give each rank OMP_THREADS threads.
+# JSON and the log land in $OUT (res/<machine>-mpi/, log-<what>.txt).
+# Prepare here (Open MPI's runtime is not on that machine; it is relocated with OPAL_PREFIX):
+#   make build/scibench-mpi
+#   ../shared/tools/device-deps.sh libgomp1 libcmocka0 libnlopt0 openmpi-bin openmpi-common libopenmpi3 \
+#     libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7 libfabric1 libucx0 libibverbs1 \
+#     ibverbs-providers librdmacm1 libnl-3-200 libnl-route-3-200 libpsm-infinipath1 libpsm2-2 libmunge2 libnuma1
+#   tar czf carry/mpi.tgz build/scibench-mpi .devdeps
+# There:  tar xzf carry/mpi.tgz && bash tools/device_mpi.sh gpu|cpu [KERNEL ...]
+set -u
+what=${1:-gpu}; shift
+kernels=${*:-lattice_mc nlchains fullerene_ff eri_brush dfratom_scf}
+out=${OUT:-/tmp/sb_out}
+dd=$PWD/.devdeps/usr
+export PATH=$dd/bin:$PATH LD_LIBRARY_PATH=$dd/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export OPAL_PREFIX=$dd OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# dpkg -x does not run Debian's alternatives: name the launcher
+for t in mpirun mpiexec; do [ -e "$dd/bin/$t" ] || ln -s "$t.openmpi" "$dd/bin/$t"; done
+R=${RANKS:-2}
+sb=${SB:-build/scibench-mpi}
+machine=$($sb machine)
+res=$out/res/$machine-mpi
+mkdir -p "$res"
+exec > >(tee "$out/log-$what.txt") 2>&1
+mpirun --version | head -1
+nvidia-smi -L
+fail=0
+# pair BACKEND TAG "1-rank args" "R-rank args": baseline, then R ranks against it
+pair() {
+  local backend=$1 tag=$2 one=$3 many=$4
+  local base="$res/$kernel.$backend.$tag.ranks-1.json" json="$res/$kernel.$backend.$tag.ranks-$R.json"
+  echo "== $kernel $backend $tag: 1 rank [$one] vs $R ranks [$many]"
+  # shellcheck disable=SC2086
+  mpirun -n 1 $bind "$sb" run "$kernel" --backend "$backend" --quiet $one --json "$base" | grep -E "^(throughput|time per)" || fail=1
+  # shellcheck disable=SC2086
+  mpirun -n "$R" $bind "$sb" run "$kernel" --backend "$backend" --quiet $many --json "$json" --baseline "$base" \
+    | grep -E "^(throughput|time per|MPI|  per rank|  communication|  efficiency|VALIDATION)" || fail=1
+}
+if [ "$what" = gpu ]; then
+  bind="--bind-to none"
+  for kernel in $kernels; do
+  case $kernel in
+  lattice_mc)
+    pair cuda strong-256 "--size 256 --reps 10" "--size 256 --reps 10"
+    pair cuda weak-256-324 "--size 256 --reps 10" "--size 324 --reps 10"
+    pair cuda droplet-256 "--size 256 --reps 5 --param geometry=droplet" "--size 256 --reps 5 --param geometry=droplet" ;;
+  nlchains)
+    pair cuda weak-1024 "--size 1024 --reps 5 --param copies=8192" "--size 1024 --reps 5 --param copies=16384" ;;
+  fullerene_ff)
+    pair cuda weak-200 "--size 200 --reps 3 --param isomers=10000" "--size 200 --reps 3 --param isomers=20000" ;;
+  eri_brush)
+    pair cuda strong-taxol "--reps 2 --param molecule=taxol --param basis=cc-pvdz" \
+      "--reps 2 --param molecule=taxol --param basis=cc-pvdz" ;;
+  dfratom_scf)
+    pair cuda bsopt-Be-16 "--size 16 --reps 2 --param atom=Be --param job=bsopt --param bsopt_starts=4" \
+      "--size 16 --reps 2 --param atom=Be --param job=bsopt --param bsopt_starts=4" ;;
+  esac
+  done
+else
+  # CPU: OMP_THREADS threads per rank on both sides, so the ranks add cores
+  export OMP_NUM_THREADS=${OMP_THREADS:-8} OMP_PROC_BIND=false
+  bind="--bind-to none"
+  for kernel in $kernels; do
+  case $kernel in
+  lattice_mc) pair openmp_simd strong-128 "--size 128 --reps 5" "--size 128 --reps 5" ;;
+  nlchains) pair openmp_simd weak-1024 "--size 1024 --reps 3 --param copies=1024" "--size 1024 --reps 3 --param copies=2048" ;;
+  fullerene_ff) pair openmp_simd strong-60-all "--size 60 --reps 3 --param isomers=all" "--size 60 --reps 3 --param isomers=all" ;;
+  eri_brush) pair openmp_simd strong-16 "--size 16 --reps 3" "--size 16 --reps 3" ;;
+  dfratom_scf)
+    pair openmp_simd bsopt-Be-16 "--size 16 --reps 2 --param atom=Be --param job=bsopt --param bsopt_starts=4" \
+      "--size 16 --reps 2 --param atom=Be --param job=bsopt --param bsopt_starts=4" ;;
+  esac
+  done
+fi
+echo "device_mpi: $what done, fail=$fail"
+exit $fail
