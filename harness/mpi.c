@@ -22,6 +22,25 @@ void sb_mpi_block(long n, long *lo, long *hi) { sb_mpi_block_of(n, sb_mpi_rank()
 double sb_mpi_comm_seconds(void) { return comm_s; }
 void sb_mpi_comm_reset(void) { comm_s = 0; }
 
+/* A single rank: what the collectives reduce to (used without MPI, and with MPI on one rank
+ * or before MPI_Init, e.g. in the unit tests of an MPI build). */
+static void copy_mine(const void *mine, size_t bytes, void *all)
+{
+    if (all != mine) memmove(all, mine, bytes);
+}
+
+static void no_peer(const char *what)
+{
+    sb_error("%s on a single rank: a kernel bug (a rank has no peer)", what);
+    abort();
+}
+
+struct sb_mpi_counter {
+    long v;        /* the counter itself on a single rank */
+    void *win;     /* MPI: the window holding it on rank 0 */
+    long *base;
+};
+
 #ifdef SB_MPI
 #include <mpi.h>
 
@@ -93,32 +112,53 @@ int sb_mpi_host_index(void) { return host_index; }
 const char *sb_mpi_host_list(void) { return hosts ? hosts : ""; }
 const char *sb_mpi_library(void) { return library; }
 
-void sb_mpi_barrier(void) { TIMED(MPI_Barrier(MPI_COMM_WORLD)); }
-void sb_mpi_sum(double *buf, long n) { TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)); }
-void sb_mpi_sum_long(long *buf, long n) { TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD)); }
-void sb_mpi_max(double *buf, long n) { TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD)); }
+/* size == 1 (one rank, or MPI not initialised): no MPI call at all */
+void sb_mpi_barrier(void)
+{
+    if (size > 1) TIMED(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void allreduce(void *buf, long n, MPI_Datatype t, MPI_Op op)
+{
+    if (size > 1) TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, op, MPI_COMM_WORLD));
+}
+
+void sb_mpi_sum(double *buf, long n) { allreduce(buf, n, MPI_DOUBLE, MPI_SUM); }
+void sb_mpi_sum_long(long *buf, long n) { allreduce(buf, n, MPI_LONG, MPI_SUM); }
+void sb_mpi_max(double *buf, long n) { allreduce(buf, n, MPI_DOUBLE, MPI_MAX); }
 
 int sb_mpi_max_int(int v)
 {
-    TIMED(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    allreduce(&v, 1, MPI_INT, MPI_MAX);
     return v;
 }
 
 int sb_mpi_min_int(int v)
 {
-    TIMED(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    allreduce(&v, 1, MPI_INT, MPI_MIN);
     return v;
 }
 
-void sb_mpi_bcast(void *buf, size_t bytes, int root) { TIMED(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD)); }
+void sb_mpi_bcast(void *buf, size_t bytes, int root)
+{
+    if (size > 1) TIMED(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD));
+}
 
 void sb_mpi_allgather(const void *mine, size_t bytes, void *all)
 {
+    if (size == 1) {
+        copy_mine(mine, bytes, all);
+        return;
+    }
     TIMED(MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD));
 }
 
 void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *counts)
 {
+    if (size == 1) {
+        copy_mine(mine, bytes, all);
+        return;
+    }
     int *cnt = malloc(sizeof(int) * (size_t)size * 2), *disp = cnt + size;
     if (!cnt) sb_mpi_abort(SB_EXIT_RUNTIME);
     long off = 0;
@@ -142,11 +182,13 @@ static MPI_Request *slot(sb_mpi_reqs *r)
 
 void sb_mpi_isend(sb_mpi_reqs *r, const void *buf, size_t bytes, int peer, int tag)
 {
+    if (size == 1) no_peer("sb_mpi_isend");
     TIMED(MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, MPI_COMM_WORLD, slot(r)));
 }
 
 void sb_mpi_irecv(sb_mpi_reqs *r, void *buf, size_t bytes, int peer, int tag)
 {
+    if (size == 1) no_peer("sb_mpi_irecv");
     TIMED(MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag, MPI_COMM_WORLD, slot(r)));
 }
 
@@ -156,37 +198,39 @@ void sb_mpi_waitall(sb_mpi_reqs *r)
     r->n = 0;
 }
 
-struct sb_mpi_counter {
-    MPI_Win win;
-    long *base;
-};
+_Static_assert(sizeof(MPI_Win) <= sizeof(void *), "MPI_Win must fit a pointer slot");
+#define WIN(c) (*(MPI_Win *)&(c)->win)
 
 sb_mpi_counter *sb_mpi_counter_create(void)
 {
     sb_mpi_counter *c = calloc(1, sizeof *c);
     if (!c) sb_mpi_abort(SB_EXIT_RUNTIME);
+    if (size == 1) return c;
     MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof(long) : 0, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c->base,
-                     &c->win);
+                     &WIN(c));
     if (rank == 0) *c->base = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_lock_all(0, c->win);
+    MPI_Win_lock_all(0, WIN(c));
     return c;
 }
 
 long sb_mpi_counter_next(sb_mpi_counter *c, long take)
 {
-    long old = 0;
-    TIMED(MPI_Fetch_and_op(&take, &old, MPI_LONG, 0, 0, MPI_SUM, c->win); MPI_Win_flush(0, c->win));
+    long old = c->v;
+    if (size == 1) return c->v += take, old;
+    TIMED(MPI_Fetch_and_op(&take, &old, MPI_LONG, 0, 0, MPI_SUM, WIN(c)); MPI_Win_flush(0, WIN(c)));
     return old;
 }
 
 void sb_mpi_counter_reset(sb_mpi_counter *c)
 {
     long zero = 0, old;
+    c->v = 0;
+    if (size == 1) return;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        MPI_Fetch_and_op(&zero, &old, MPI_LONG, 0, 0, MPI_REPLACE, c->win);
-        MPI_Win_flush(0, c->win);
+        MPI_Fetch_and_op(&zero, &old, MPI_LONG, 0, 0, MPI_REPLACE, WIN(c));
+        MPI_Win_flush(0, WIN(c));
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -194,8 +238,10 @@ void sb_mpi_counter_reset(sb_mpi_counter *c)
 void sb_mpi_counter_free(sb_mpi_counter *c)
 {
     if (!c) return;
-    MPI_Win_unlock_all(c->win);
-    MPI_Win_free(&c->win);
+    if (size > 1) {
+        MPI_Win_unlock_all(WIN(c));
+        MPI_Win_free(&WIN(c));
+    }
     free(c);
 }
 
@@ -203,7 +249,7 @@ void sb_mpi_abort(int code)
 {
     fflush(stdout);
     fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, code);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
     exit(code);
 }
 
@@ -230,35 +276,24 @@ void sb_mpi_max(double *buf, long n) { (void)buf, (void)n; }
 int sb_mpi_max_int(int v) { return v; }
 int sb_mpi_min_int(int v) { return v; }
 void sb_mpi_bcast(void *buf, size_t bytes, int root) { (void)buf, (void)bytes, (void)root; }
-void sb_mpi_allgather(const void *mine, size_t bytes, void *all)
-{
-    if (all != mine) memmove(all, mine, bytes);
-}
+void sb_mpi_allgather(const void *mine, size_t bytes, void *all) { copy_mine(mine, bytes, all); }
 void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *counts)
 {
     (void)counts;
-    if (all != mine) memmove(all, mine, bytes);
+    copy_mine(mine, bytes, all);
 }
-
-/* A single rank has no peer: its own halo is its own opposite edge, which the kernel
- * handles without messages; reaching these is a kernel bug. */
 void sb_mpi_isend(sb_mpi_reqs *r, const void *buf, size_t bytes, int peer, int tag)
 {
     (void)r, (void)buf, (void)bytes, (void)peer, (void)tag;
-    sb_error("sb_mpi_isend called without MPI");
-    abort();
+    no_peer("sb_mpi_isend");
 }
 void sb_mpi_irecv(sb_mpi_reqs *r, void *buf, size_t bytes, int peer, int tag)
 {
     (void)r, (void)buf, (void)bytes, (void)peer, (void)tag;
-    sb_error("sb_mpi_irecv called without MPI");
-    abort();
+    no_peer("sb_mpi_irecv");
 }
 void sb_mpi_waitall(sb_mpi_reqs *r) { r->n = 0; }
 
-struct sb_mpi_counter {
-    long v;
-};
 sb_mpi_counter *sb_mpi_counter_create(void) { return calloc(1, sizeof(sb_mpi_counter)); }
 long sb_mpi_counter_next(sb_mpi_counter *c, long take)
 {

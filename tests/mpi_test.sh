@@ -68,11 +68,11 @@ case_() {
 }
 
 case_ lattice_mc_bulk "lattice_mc --size 32" \
-  "state_checksum:0 energy_per_site:1e-12 order_parameter_S:1e-12 acceptance_rate:1e-12"
+  "lattice_checksum:0 accepted_moves:0 energy_per_site:0 order_parameter_S:0 acceptance_rate:0"
 case_ lattice_mc_droplet "lattice_mc --size 32 --param geometry=droplet" \
-  "state_checksum:0 energy_per_site:1e-12 order_parameter_S:1e-12 acceptance_rate:1e-12"
+  "lattice_checksum:0 accepted_moves:0 energy_per_site:0 order_parameter_S:0 acceptance_rate:0"
 case_ nlchains_fput "nlchains --size 64 --param copies=64 --param steps=200 --param batch=100" \
-  "energy_per_site:1e-12 entropy_info:1e-12 entropy_wt:1e-12 momentum_change:1e-6 steps_total:0"
+  "energy_per_site:1e-12 entropy_info:1e-12 entropy_wt:1e-12 steps_total:0 mode_energy_collections:0"
 case_ nlchains_dnls "nlchains --size 64 --param model=dnls --param copies=63 --param steps=100" \
   "energy_per_site:1e-12 norm_per_site:1e-12 entropy_info:1e-12"
 case_ fullerene_ff "fullerene_ff --size 50 --param isomers=all" \

@@ -161,6 +161,40 @@ static void test_validation_detects_bad_director(void **state)
     lmc_destroy(&m);
 }
 
+/* A slab's storage (rank 1 of 3, L = 12): every site of the slab and of its two halo
+ * planes has exactly one storage entry, and the halo plan of each half sweep sends
+ * the edge plane the neighbour reads and receives the halo plane this rank reads. */
+static void test_slab_storage(void **state)
+{
+    (void)state;
+    enum { L = 12, NZL = 4, PLANE = L * L };
+    lmc m;
+    memset(&m, 0, sizeof m);
+    m.cfg.L = L, m.ranks = 3, m.rank = 1, m.halo = 1, m.nzl = NZL, m.z0 = NZL, m.nlocal = (long)PLANE * NZL;
+    lmc_store g = lmc_store_of(&m);
+    static int seen[PLANE * (NZL + 2)];
+    memset(seen, 0, sizeof seen);
+    for (long i = 0; i < 8 * g.sub; i++) {
+        long j = lmc_store_to_host(&m, &g, i);
+        if (j == LMC_UNUSED) continue;
+        assert_true(j >= -PLANE && j < m.nlocal + PLANE);
+        seen[j + PLANE]++;
+    }
+    for (int k = 0; k < PLANE * (NZL + 2); k++) assert_int_equal(seen[k], 1);
+    /* host plane (slab z) of storage plane zl of sub-lattice s */
+#define ZOF(s, zl) (lmc_store_to_host(&m, &g, (s) * g.sub + (long)(zl) * (L / 2) * (L / 2)) / PLANE)
+    lmc_halo_plan p0 = lmc_halo_plan_of(&m, &g, 0), p1 = lmc_halo_plan_of(&m, &g, 1);
+    assert_int_equal(p0.to, 2), assert_int_equal(p0.from, 0);
+    assert_int_equal(ZOF(p0.sub0, p0.send_zl), NZL - 1);
+    assert_true(lmc_store_to_host(&m, &g, p0.sub0 * g.sub + (long)p0.recv_zl * (L / 2) * (L / 2)) < 0);
+    assert_int_equal(ZOF(0, p0.edge_zl), 0);
+    assert_int_equal(p1.to, 0), assert_int_equal(p1.from, 2);
+    assert_int_equal(ZOF(p1.sub0, p1.send_zl), 0);
+    assert_int_equal(ZOF(p1.sub0, p1.recv_zl), NZL);
+    assert_int_equal(ZOF(4, p1.edge_zl), NZL - 1);
+#undef ZOF
+}
+
 static void test_rejects_bad_input(void **state)
 {
     (void)state;
@@ -197,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_validation_detects_broken_bookkeeping),
         cmocka_unit_test(test_validation_detects_bad_director),
         cmocka_unit_test(test_rejects_bad_input),
+        cmocka_unit_test(test_slab_storage),
     };
     return cmocka_run_group_tests_name("lattice_mc", tests, NULL, NULL);
 }

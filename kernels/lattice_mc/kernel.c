@@ -4,6 +4,7 @@
 #include "lattice_mc/lattice_mc.h"
 #include "lattice_mc/lmc.h"
 #include "lattice_mc/validate.h"
+#include "sb_mpi.h"
 
 typedef struct {
     lmc m;
@@ -26,6 +27,13 @@ static int lmc_setup(sb_case *c)
     lmc_config cfg;
     int rc = lmc_parse(c->params, &cfg);
     if (rc) return rc;
+    if (c->backend == SB_BACKEND_REFERENCE && sb_mpi_size() > 1) {
+        sb_error("lattice_mc: the reference backend runs on one MPI rank only, not %d; accepted: 1 rank, or "
+                 "--backend openmp_simd|cuda",
+                 sb_mpi_size());
+        return SB_EXIT_USAGE;
+    }
+    cfg.decompose = 1;
     lmc_case *lc = calloc(1, sizeof *lc);
     if (!lc) return SB_EXIT_RUNTIME;
     c->state = lc;
@@ -33,6 +41,7 @@ static int lmc_setup(sb_case *c)
     /* compulsory traffic: read and write one float3 director per update (+1 flag byte in a droplet) */
     double items = (double)lc->m.nactive * cfg.sweeps_per_rep;
     c->work.items = items;
+    c->rank_items = (double)lc->m.nactive_local * cfg.sweeps_per_rep;
     c->work.bytes = items * (cfg.geometry == LMC_DROPLET ? 25.0 : 24.0);
     c->work.flops = 0.0; /* dominated by integer Philox rounds: no honest flop count */
     return SB_OK;
@@ -63,12 +72,15 @@ static int lmc_finish(sb_case *c)
     lmc_case *lc = c->state;
     lmc *m = &lc->m;
     double dE, acc;
-    int rc = m->ops->totals(m, &dE, &acc);
-    if (rc || (rc = m->ops->download(m))) return rc;
+    int rc = lmc_totals(m, &dE, &acc);
+    if (rc || (rc = lmc_download(m))) return rc;
     double n = (double)m->nactive;
     sb_counter_set(&c->counters, "energy_per_site", lmc_energy(m) / n, "epsilon");
     sb_counter_set(&c->counters, "order_parameter_S", lmc_order_parameter(m), "1");
     sb_counter_set(&c->counters, "acceptance_rate", m->sweep ? acc / (n * m->sweep) : 0.0, "1");
+    /* bit-identical states give equal checksums, for any rank count and backend */
+    sb_counter_set(&c->counters, "lattice_checksum", lmc_checksum(m), "1");
+    sb_counter_set(&c->counters, "accepted_moves", acc, "moves");
     sb_counter_set(&c->counters, "temperature_final", lmc_temperature(m, m->sweep ? m->sweep - 1 : 0), "epsilon/k_B");
     sb_counter_set(&c->counters, "trial_amplitude", m->step, "1");
     sb_counter_set(&c->counters, "sweeps_total", m->sweep, "sweeps");

@@ -1,38 +1,66 @@
 /* lattice_mc observables, in double precision from the stored float directors. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lattice_mc/lmc.h"
 #include "lattice_mc/physics.h"
+#include "sb_mpi.h"
+
+/* Per-plane sums (each in a fixed order) added in global plane order: the result
+ * does not depend on the thread count or on how the planes are spread over ranks.
+ * part holds nq sums for each of this rank's nzl planes. */
+static void plane_total(const lmc *m, int nq, double *part, double *out)
+{
+    double *all = part;
+    if (m->ranks > 1) {
+        all = malloc(sizeof(double) * (size_t)nq * (size_t)m->cfg.L);
+        if (!all) sb_mpi_abort(SB_EXIT_RUNTIME);
+        /* every slab has the same number of planes */
+        sb_mpi_allgather(part, sizeof(double) * (size_t)nq * (size_t)m->nzl, all);
+    }
+    for (int k = 0; k < nq; k++) out[k] = 0.0;
+    for (int z = 0; z < m->nzl * m->ranks; z++)
+        for (int k = 0; k < nq; k++) out[k] += all[(long)z * nq + k];
+    if (all != part) free(all);
+}
 
 /* E = -sum_<ij> P2(n_i.n_j) - W sum_surface (n.nu)^2 - chi sum_i n_z^2, in epsilon;
- * each bond once, periodic in bulk (a droplet's boundary planes are inactive). */
+ * each bond once, to the +x, +y, +z neighbour: periodic in x and y, the halo plane
+ * above the slab in z (a droplet's boundary planes are inactive). */
 double lmc_energy(const lmc *m)
 {
     const int L = m->cfg.L;
-    double e = 0.0;
-#pragma omp parallel for reduction(+ : e) schedule(static)
-    for (int z = 0; z < L; z++)
+    double *part = malloc(sizeof(double) * (size_t)m->nzl), e;
+    if (!part) sb_mpi_abort(SB_EXIT_RUNTIME);
+#pragma omp parallel for schedule(static)
+    for (int z = 0; z < m->nzl; z++) {
+        double ep = 0.0;
         for (int y = 0; y < L; y++)
             for (int x = 0; x < L; x++) {
                 long i = x + L * (y + (long)L * z);
                 if (!(m->flags[i] & LMC_ACTIVE)) continue;
                 long nb[3] = {(x + 1) % L + L * (y + (long)L * z), x + L * ((y + 1) % L + (long)L * z),
-                              x + L * (y + (long)L * ((z + 1) % L))};
+                              i + (long)L * L};
                 double nx = m->nx[i], ny = m->ny[i], nz = m->nz[i];
                 for (int d = 0; d < 3; d++) {
                     long j = nb[d];
                     if (!(m->flags[j] & LMC_ACTIVE)) continue;
                     double c = nx * m->nx[j] + ny * m->ny[j] + nz * m->nz[j];
-                    e -= 1.5 * c * c - 0.5;
+                    ep -= 1.5 * c * c - 0.5;
                 }
                 if (m->flags[i] & LMC_SURFACE) {
                     float ux, uy, uz;
-                    lmc_normal(L, x, y, z, &ux, &uy, &uz);
+                    lmc_normal(L, x, y, m->z0 + z, &ux, &uy, &uz);
                     double a = nx * ux + ny * uy + nz * uz;
-                    e -= m->cfg.W * a * a;
+                    ep -= m->cfg.W * a * a;
                 }
-                e -= m->cfg.chi * nz * nz;
+                ep -= m->cfg.chi * nz * nz;
             }
+        part[z] = ep;
+    }
+    plane_total(m, 1, part, &e);
+    free(part);
     return e;
 }
 
@@ -58,13 +86,23 @@ static double sym3_max_eig(const double q[3][3])
  * active sites; 1 when aligned, O(N^-1/2) when isotropic. */
 double lmc_order_parameter(const lmc *m)
 {
-    double sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
-#pragma omp parallel for reduction(+ : sxx, syy, szz, sxy, sxz, syz) schedule(static)
-    for (long i = 0; i < m->nsites; i++) {
-        if (!(m->flags[i] & LMC_ACTIVE)) continue;
-        double x = m->nx[i], y = m->ny[i], z = m->nz[i];
-        sxx += x * x, syy += y * y, szz += z * z, sxy += x * y, sxz += x * z, syz += y * z;
+    const long plane = (long)m->cfg.L * m->cfg.L;
+    double *part = malloc(sizeof(double) * 6 * (size_t)m->nzl), t[6];
+    if (!part) sb_mpi_abort(SB_EXIT_RUNTIME);
+#pragma omp parallel for schedule(static)
+    for (int lz = 0; lz < m->nzl; lz++) {
+        double sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+        for (long i = lz * plane; i < (lz + 1) * plane; i++) {
+            if (!(m->flags[i] & LMC_ACTIVE)) continue;
+            double x = m->nx[i], y = m->ny[i], z = m->nz[i];
+            sxx += x * x, syy += y * y, szz += z * z, sxy += x * y, sxz += x * z, syz += y * z;
+        }
+        double *p = part + 6 * lz;
+        p[0] = sxx, p[1] = syy, p[2] = szz, p[3] = sxy, p[4] = sxz, p[5] = syz;
     }
+    plane_total(m, 6, part, t);
+    free(part);
+    double sxx = t[0], syy = t[1], szz = t[2], sxy = t[3], sxz = t[4], syz = t[5];
     double n = (double)m->nactive;
     double q[3][3] = {{1.5 * sxx / n - 0.5, 1.5 * sxy / n, 1.5 * sxz / n},
                       {1.5 * sxy / n, 1.5 * syy / n - 0.5, 1.5 * syz / n},
@@ -76,10 +114,33 @@ double lmc_max_norm_error(const lmc *m)
 {
     double worst = 0.0;
 #pragma omp parallel for reduction(max : worst) schedule(static)
-    for (long i = 0; i < m->nsites; i++) {
+    for (long i = 0; i < m->nlocal; i++) {
         double n2 = (double)m->nx[i] * m->nx[i] + (double)m->ny[i] * m->ny[i] + (double)m->nz[i] * m->nz[i];
         double e = fabs(sqrt(n2) - 1.0);
         if (e > worst) worst = e;
     }
+    if (m->ranks > 1) sb_mpi_max(&worst, 1);
     return worst;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double lmc_checksum(const lmc *m)
+{
+    const long base = (long)m->z0 * m->cfg.L * m->cfg.L;
+    long sum = 0; /* at most 2^30 sites of 32-bit hashes: no overflow, any order */
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (long i = 0; i < m->nlocal; i++) {
+        uint32_t b[3];
+        memcpy(&b[0], &m->nx[i], 4), memcpy(&b[1], &m->ny[i], 4), memcpy(&b[2], &m->nz[i], 4);
+        uint64_t k = mix64(((uint64_t)b[0] << 32 | b[1]) ^ mix64((uint64_t)b[2] << 32 | (uint64_t)(base + i)));
+        sum += (long)(k >> 32);
+    }
+    if (m->ranks > 1) sb_mpi_sum_long(&sum, 1);
+    return (double)(sum & ((1L << 52) - 1));
 }

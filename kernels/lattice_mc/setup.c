@@ -6,6 +6,7 @@
 
 #include "lattice_mc/lmc.h"
 #include "lattice_mc/physics.h"
+#include "sb_mpi.h"
 #include "sb_omp.h"
 
 const int lmc_tick_order[8] = {0, 1, 3, 2, 6, 7, 5, 4};
@@ -63,54 +64,71 @@ double lmc_temperature(const lmc *m, uint32_t sweep)
     return c->T0 + (c->T1 - c->T0) * (f > 1.0 ? 1.0 : f);
 }
 
-long lmc_sub_to_natural(int L, int s, long q)
+static int lmc_in(const lmc_config *c, int x, int y, int z)
 {
-    long h = L / 2;
-    long xh = q % h, yh = (q / h) % h, zh = q / (h * h);
-    long x = 2 * xh + (s & 1), y = 2 * yh + ((s >> 1) & 1), z = 2 * zh + ((s >> 2) & 1);
-    return x + L * (y + L * z);
+    double h = 0.5 * (c->L - 1), R = 0.5 * c->L - 1.0;
+    double d2 = (x - h) * (x - h) + (y - h) * (y - h) + (z - h) * (z - h);
+    return c->geometry == LMC_BULK || d2 <= R * R;
 }
 
 /* Droplet: sites within radius L/2 - 1 of the centre are active; an active site
- * with an inactive neighbour is on the surface and carries the anchoring. */
+ * with an inactive neighbour is on the surface and carries the anchoring. The
+ * outer planes are inactive, so a surface site never needs a wrapped neighbour.
+ * Slab planes and both halo planes, from global coordinates. */
 static void lmc_geometry(lmc *m)
 {
-    int L = m->cfg.L;
-    double c = 0.5 * (L - 1), R = 0.5 * L - 1.0;
+    const lmc_config *c = &m->cfg;
+    const int L = c->L;
     long n = 0;
-    for (int z = 0; z < L; z++)
+#pragma omp parallel for reduction(+ : n) schedule(static)
+    for (int lz = -1; lz <= m->nzl; lz++) {
+        int z = (m->z0 + lz + L) % L;
         for (int y = 0; y < L; y++)
             for (int x = 0; x < L; x++) {
-                double d2 = (x - c) * (x - c) + (y - c) * (y - c) + (z - c) * (z - c);
-                int in = m->cfg.geometry == LMC_BULK || d2 <= R * R;
-                m->flags[x + (long)L * (y + (long)L * z)] = in ? LMC_ACTIVE : 0;
-                n += in;
+                int in = lmc_in(c, x, y, z), surf = 0;
+                if (in && c->geometry == LMC_DROPLET)
+                    surf = !lmc_in(c, x + 1, y, z) || !lmc_in(c, x - 1, y, z) || !lmc_in(c, x, y + 1, z) ||
+                           !lmc_in(c, x, y - 1, z) || !lmc_in(c, x, y, z + 1) || !lmc_in(c, x, y, z - 1);
+                m->flags[x + (long)L * (y + (long)L * lz)] = (uint8_t)((in ? LMC_ACTIVE : 0) | (surf ? LMC_SURFACE : 0));
+                n += in && lz >= 0 && lz < m->nzl;
             }
-    m->nactive = n;
-    if (m->cfg.geometry == LMC_BULK) return;
-    for (int z = 1; z < L - 1; z++)
-        for (int y = 1; y < L - 1; y++)
-            for (int x = 1; x < L - 1; x++) {
-                long i = x + (long)L * (y + (long)L * z);
-                if (!(m->flags[i] & LMC_ACTIVE)) continue;
-                long st[3] = {1, L, (long)L * L};
-                for (int d = 0; d < 3; d++)
-                    if (!(m->flags[i + st[d]] & LMC_ACTIVE) || !(m->flags[i - st[d]] & LMC_ACTIVE))
-                        m->flags[i] |= LMC_SURFACE;
-            }
+    }
+    m->nactive_local = m->nactive = n;
+    if (m->ranks > 1) sb_mpi_sum_long(&m->nactive, 1);
 }
 
+/* From the global site index, so every decomposition starts from the same state. */
 static void lmc_initial_state(lmc *m)
 {
+    const long L = m->cfg.L, plane = L * L;
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < m->nsites; i++) {
+    for (long i = -plane; i < m->nlocal + plane; i++) {
         if (m->cfg.init_aligned) {
             m->nx[i] = 0.0f, m->ny[i] = 0.0f, m->nz[i] = 1.0f;
             continue;
         }
-        philox4x32_ctr_t r = lmc_random(m->cfg.seed, (uint32_t)i, 0, 0, LMC_TAG_INIT);
+        long zg = (m->z0 + L + (i + plane) / plane - 1) % L;
+        uint32_t site = (uint32_t)((i + plane) % plane + plane * zg);
+        philox4x32_ctr_t r = lmc_random(m->cfg.seed, site, 0, 0, LMC_TAG_INIT);
         lmc_sphere(lmc_u01(r.v[0]), lmc_u01(r.v[1]), &m->nx[i], &m->ny[i], &m->nz[i]);
     }
+}
+
+/* The slab of this rank: an even split into slabs of an even number of planes, so
+ * the 2x2x2 checkerboard parity of a site is the same as in the whole lattice. */
+static int lmc_decompose(lmc *m)
+{
+    const int L = m->cfg.L, R = m->cfg.decompose ? sb_mpi_size() : 1;
+    m->ranks = R, m->rank = R > 1 ? sb_mpi_rank() : 0, m->halo = R > 1;
+    if (L % (2 * R)) {
+        sb_error("lattice_mc: --size %d cannot be split along z over %d MPI ranks; accepted: L divisible by "
+                 "2 x ranks = %d",
+                 L, R, 2 * R);
+        return SB_EXIT_USAGE;
+    }
+    m->nzl = L / R, m->z0 = m->rank * m->nzl;
+    m->nlocal = (long)L * L * m->nzl;
+    return SB_OK;
 }
 
 int lmc_create(lmc *m, const lmc_config *cfg, sb_backend b)
@@ -128,11 +146,16 @@ int lmc_create(lmc *m, const lmc_config *cfg, sb_backend b)
         return SB_EXIT_USAGE;
 #endif
     }
-    size_t fb = (size_t)m->nsites * sizeof(float);
-    m->nx = sb_aligned_alloc(fb);
-    m->ny = sb_aligned_alloc(fb);
-    m->nz = sb_aligned_alloc(fb);
-    m->flags = sb_aligned_alloc((size_t)m->nsites);
+    int rc = lmc_decompose(m);
+    if (rc) return rc;
+    const long plane = (long)cfg->L * cfg->L;
+    size_t n = (size_t)(m->nlocal + 2 * plane);
+    float *x = sb_aligned_alloc(n * sizeof(float)), *y = sb_aligned_alloc(n * sizeof(float));
+    float *z = sb_aligned_alloc(n * sizeof(float));
+    uint8_t *f = sb_aligned_alloc(n);
+    /* the host pointers address plane z0: the halo below sits at negative indices */
+    m->nx = x ? x + plane : NULL, m->ny = y ? y + plane : NULL, m->nz = z ? z + plane : NULL;
+    m->flags = f ? f + plane : NULL;
     if (!m->nx || !m->ny || !m->nz || !m->flags) {
         lmc_destroy(m);
         return SB_EXIT_RUNTIME;
@@ -145,17 +168,18 @@ int lmc_create(lmc *m, const lmc_config *cfg, sb_backend b)
 void lmc_destroy(lmc *m)
 {
     if (m->dev && m->ops) m->ops->release(m);
-    sb_aligned_free(m->nx);
-    sb_aligned_free(m->ny);
-    sb_aligned_free(m->nz);
-    sb_aligned_free(m->flags);
+    const long plane = (long)m->cfg.L * m->cfg.L;
+    if (m->nx) sb_aligned_free(m->nx - plane);
+    if (m->ny) sb_aligned_free(m->ny - plane);
+    if (m->nz) sb_aligned_free(m->nz - plane);
+    if (m->flags) sb_aligned_free(m->flags - plane);
     memset(m, 0, sizeof *m);
 }
 
 int lmc_run_sweeps(lmc *m, long n, int adapt)
 {
     double acc_prev = 0.0, dE;
-    if (adapt && m->ops->totals(m, &dE, &acc_prev)) return SB_EXIT_RUNTIME;
+    if (adapt && lmc_totals(m, &dE, &acc_prev)) return SB_EXIT_RUNTIME;
     for (long k = 0; k < n; k++) {
         float beta = (float)(1.0 / lmc_temperature(m, m->sweep));
         int rc = m->ops->sweep(m, m->sweep, beta, (float)m->step);
@@ -165,7 +189,7 @@ int lmc_run_sweeps(lmc *m, long n, int adapt)
         /* Feedback towards 50% acceptance; only while equilibrating, since a
          * changing amplitude is not a Markov chain with a fixed stationary law. */
         double acc;
-        if (m->ops->totals(m, &dE, &acc)) return SB_EXIT_RUNTIME;
+        if (lmc_totals(m, &dE, &acc)) return SB_EXIT_RUNTIME;
         double rate = (acc - acc_prev) / (double)m->nactive;
         acc_prev = acc;
         m->step *= rate > 0.5 ? 1.05 : 0.95;

@@ -2,23 +2,30 @@
  *  exact limits  - bulk energy at low T (equipartition) and high T (cumulant series),
  *  oracle        - the backend against reference.c, site by site, same seed,
  *  invariants    - energy bookkeeping and unit directors.
- * The auxiliary simulations run on the backend under test, on a 16^3 lattice. */
+ * The auxiliary simulations run on the backend under test, on a 16^3 lattice.
+ * Under MPI, the oracle and the droplet bookkeeping run decomposed over the ranks
+ * like the benchmark (where 16 splits into slabs, i.e. 2 x ranks divides 16), so the
+ * halo exchange is checked site by site against reference.c; the long statistical
+ * runs of the exact limits do not depend on the decomposition and run whole on
+ * every rank, each on its own lattice. */
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lattice_mc/validate.h"
+#include "sb_mpi.h"
 
 #define AUX_L 16
 
 static lmc_config aux_config(int geometry, double T, double W, double chi, double step, int aligned,
-                             uint64_t seed)
+                             uint64_t seed, int decompose)
 {
     lmc_config c;
     memset(&c, 0, sizeof c);
     c.L = AUX_L, c.geometry = geometry, c.T0 = c.T1 = T, c.W = W, c.chi = chi, c.step = step;
     c.init_aligned = aligned, c.sweeps_per_rep = 1, c.seed = seed;
+    c.decompose = decompose && AUX_L % (2 * sb_mpi_size()) == 0;
     return c;
 }
 
@@ -37,7 +44,7 @@ static int aux_start(lmc *m, const lmc_config *cfg, sb_backend b)
 static double bookkeeping_error(lmc *m, double *E_out)
 {
     double dE, acc;
-    if (m->ops->totals(m, &dE, &acc) || m->ops->download(m)) return NAN;
+    if (lmc_totals(m, &dE, &acc) || lmc_download(m)) return NAN;
     double E = lmc_energy(m);
     *E_out = E;
     return fabs(m->E0 + dE - E) / fabs(E);
@@ -55,7 +62,7 @@ static int energy_average(const lmc_config *cfg, sb_backend b, long equil, long 
     double batch[NB] = {0}, dE, acc;
     if ((rc = lmc_run_sweeps(&m, equil, 1))) goto out;
     for (long s = 0; s < measure; s++) {
-        if ((rc = lmc_run_sweeps(&m, 1, 0)) || (rc = m.ops->totals(&m, &dE, &acc))) goto out;
+        if ((rc = lmc_run_sweeps(&m, 1, 0)) || (rc = lmc_totals(&m, &dE, &acc))) goto out;
         batch[s * NB / measure] += (m.E0 + dE) / (double)m.nactive;
     }
     double sum = 0.0, sq = 0.0;
@@ -78,8 +85,8 @@ static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counte
     double u1, s1, u2, s2, uh, sh;
     int rc;
     sb_progress("lattice_mc validation: low-temperature limit");
-    lmc_config lo1 = aux_config(LMC_BULK, 0.01, 0, 0, 0.05, 1, seed);
-    lmc_config lo2 = aux_config(LMC_BULK, 0.02, 0, 0, 0.05, 1, seed + 1);
+    lmc_config lo1 = aux_config(LMC_BULK, 0.01, 0, 0, 0.05, 1, seed, 0);
+    lmc_config lo2 = aux_config(LMC_BULK, 0.02, 0, 0, 0.05, 1, seed + 1, 0);
     if ((rc = energy_average(&lo1, b, 500, 2000, &u1, &s1)) || (rc = energy_average(&lo2, b, 500, 2000, &u2, &s2)))
         return rc;
     double y1 = (u1 + 3.0) / 0.01, y2 = (u2 + 3.0) / 0.02;
@@ -92,7 +99,7 @@ static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counte
      * under the uniform measure (<P2^2> = 1/5, <P2^3> = 2/35); the beta^3 term,
      * tree and plaquette, is -0.079 beta^3 = -8e-5 at T = 10. */
     sb_progress("lattice_mc validation: high-temperature limit");
-    lmc_config hi = aux_config(LMC_BULK, 10.0, 0, 0, 10.0, 0, seed + 2);
+    lmc_config hi = aux_config(LMC_BULK, 10.0, 0, 0, 10.0, 0, seed + 2, 0);
     if ((rc = energy_average(&hi, b, 100, 2000, &uh, &sh))) return rc;
     double beta = 0.1;
     sb_check_add(v, "high-T U/N at T=10", uh, -0.6 * beta - 3.0 / 35.0 * beta * beta, 0.0015, SB_TOL_ABS,
@@ -102,27 +109,33 @@ static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counte
 }
 
 /* The backend and reference.c from one initial state, same seed, 4 sweeps:
- * same decisions for every site, hence identical directors. */
+ * same decisions for every site, hence identical directors. The reference runs the
+ * whole lattice; the backend, under MPI, only this rank's slab of it. */
 static int oracle(sb_backend b, uint64_t seed, int geometry, sb_validation *v)
 {
-    lmc_config cfg = geometry == LMC_BULK ? aux_config(LMC_BULK, 1.0, 0, 0, 0.3, 0, seed)
-                                          : aux_config(LMC_DROPLET, 0.8, 1.0, 0.3, 0.3, 0, seed);
+    lmc_config cfg = geometry == LMC_BULK ? aux_config(LMC_BULK, 1.0, 0, 0, 0.3, 0, seed, 1)
+                                          : aux_config(LMC_DROPLET, 0.8, 1.0, 0.3, 0.3, 0, seed, 1);
+    lmc_config whole = cfg;
+    whole.decompose = 0;
     lmc r, t;
-    int rc = aux_start(&r, &cfg, SB_BACKEND_REFERENCE);
+    int rc = aux_start(&r, &whole, SB_BACKEND_REFERENCE);
     if (rc) return rc;
     if ((rc = aux_start(&t, &cfg, b))) {
         lmc_destroy(&r);
         return rc;
     }
     double dr, ar, dt, at;
-    if ((rc = lmc_run_sweeps(&r, 4, 0)) || (rc = lmc_run_sweeps(&t, 4, 0)) ||
-        (rc = r.ops->totals(&r, &dr, &ar)) || (rc = t.ops->totals(&t, &dt, &at)) || (rc = t.ops->download(&t)))
+    if ((rc = lmc_run_sweeps(&r, 4, 0)) || (rc = lmc_run_sweeps(&t, 4, 0)) || (rc = lmc_totals(&r, &dr, &ar)) ||
+        (rc = lmc_totals(&t, &dt, &at)) || (rc = lmc_download(&r)) || (rc = lmc_download(&t)))
         goto out;
     double worst = 0.0;
-    for (long i = 0; i < r.nsites; i++) {
-        double d = fmax(fabs(r.nx[i] - t.nx[i]), fmax(fabs(r.ny[i] - t.ny[i]), fabs(r.nz[i] - t.nz[i])));
+    const long off = (long)t.z0 * AUX_L * AUX_L;
+    for (long i = 0; i < t.nlocal; i++) {
+        long j = off + i;
+        double d = fmax(fabs(r.nx[j] - t.nx[i]), fmax(fabs(r.ny[j] - t.ny[i]), fabs(r.nz[j] - t.nz[i])));
         worst = fmax(worst, d);
     }
+    if (t.ranks > 1) sb_mpi_max(&worst, 1);
     const char *g = geometry == LMC_BULK ? "bulk" : "droplet";
     char name[64];
     snprintf(name, sizeof name, "oracle %s: max |n - n_ref|", g);
@@ -148,7 +161,7 @@ int lmc_validate_all(lmc *bench, sb_backend b, uint64_t seed, sb_validation *v, 
                  "invariant: directors stay unit vectors (float32 rounding)");
     /* bookkeeping with every energy term switched on: droplet, anchoring, field */
     lmc m;
-    lmc_config cfg = aux_config(LMC_DROPLET, 0.5, 2.0, 0.5, 0.3, 0, seed + 3);
+    lmc_config cfg = aux_config(LMC_DROPLET, 0.5, 2.0, 0.5, 0.3, 0, seed + 3, 1);
     int rc = aux_start(&m, &cfg, b);
     if (rc) return rc;
     sb_progress("lattice_mc validation: bookkeeping over 100 sweeps");
