@@ -39,6 +39,21 @@ pair() {
   # shellcheck disable=SC2086
   mpirun -n "$R" $bind "$sb" run "$kernel" --backend "$backend" --quiet $many --json "$json" --baseline "$base" \
     | grep -E "^(throughput|time per|MPI|  per rank|  communication|  efficiency|VALIDATION)" || fail=1
+  # the same problem on both sides: the physics must agree (exactly where the ranks do the same arithmetic)
+  [ "$one" = "$many" ] && python3 - "$base" "$json" <<'PY' || fail=1
+import json, sys
+keys = ["lattice_checksum", "accepted_moves", "energy_per_site", "order_parameter_S", "entropy_info",
+        "energy_mean", "evaluations_mean", "coulomb_energy_trJD", "bsopt_energy", "bsopt_alpha", "bsopt_scfs"]
+med = [next(b for b in json.load(open(f))["benchmarks"] if b.get("aggregate_name") == "median") for f in sys.argv[1:]]
+bad = 0
+for k in keys:
+    if k in med[0] and k in med[1]:
+        x, y = med[0][k], med[1][k]
+        rel = abs(x - y) / max(abs(x), 1e-300)
+        print(f"  same problem: {k} 1 rank {x!r}  many {y!r}  rel diff {rel:.1e}")
+        bad |= rel > 1e-12
+sys.exit(bad)
+PY
 }
 if [ "$what" = gpu ]; then
   bind="--bind-to none"
