@@ -18,6 +18,9 @@ dd=$PWD/.devdeps/usr
 export PATH=$dd/bin:$PATH LD_LIBRARY_PATH=$dd/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export OPAL_PREFIX=$dd OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# the machine's own PMIx plugins do not fit the carried PMIx: keep their load errors quiet
+export PMIX_MCA_pcompress_base_silence_warning=1 PMIX_MCA_mca_base_component_show_load_errors=0
+export OMPI_MCA_mca_base_component_show_load_errors=0
 # dpkg -x does not run Debian's alternatives: name the launcher
 for t in mpirun mpiexec; do [ -e "$dd/bin/$t" ] || ln -s "$t.openmpi" "$dd/bin/$t"; done
 R=${RANKS:-2}
@@ -40,7 +43,8 @@ pair() {
   mpirun -n "$R" $bind "$sb" run "$kernel" --backend "$backend" --quiet $many --json "$json" --baseline "$base" \
     | grep -E "^(throughput|time per|MPI|  per rank|  communication|  efficiency|VALIDATION)" || fail=1
   # the same problem on both sides: the physics must agree (exactly where the ranks do the same arithmetic)
-  [ "$one" = "$many" ] && python3 - "$base" "$json" <<'PY' || fail=1
+  [ "$one" = "$many" ] || return 0
+  python3 - "$base" "$json" <<'PY' || fail=1
 import json, sys
 keys = ["lattice_checksum", "accepted_moves", "energy_per_site", "order_parameter_S", "entropy_info",
         "energy_mean", "evaluations_mean", "coulomb_energy_trJD", "bsopt_energy", "bsopt_alpha", "bsopt_scfs"]
