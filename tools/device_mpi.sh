@@ -96,4 +96,6 @@ else
   done
 fi
 echo "device_mpi: $what done, fail=$fail"
+# one archive: the device tool brings back only a few files per call
+tar czf "$out/res-$what.tgz" -C "$out" res
 exit $fail
