@@ -23,6 +23,9 @@ export PMIX_MCA_pcompress_base_silence_warning=1 PMIX_MCA_mca_base_component_sho
 export OMPI_MCA_mca_base_component_show_load_errors=0
 # dpkg -x does not run Debian's alternatives: name the launcher
 for t in mpirun mpiexec; do [ -e "$dd/bin/$t" ] || ln -s "$t.openmpi" "$dd/bin/$t"; done
+# OpenBLAS (linked statically) starts a thread per core in every rank: with several ranks on a
+# host they oversubscribe it (dfratom_scf's small LAPACK calls ran 3x slower); one each.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 R=${RANKS:-2}
 sb=${SB:-build/scibench-mpi}
 machine=$($sb machine)
