@@ -126,7 +126,12 @@ static void finish_group(group *g, json_t *ctx)
     if (kernel && backend && r->size >= 0) {
         snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
         snprintf(r->backend, sizeof r->backend, "%s", backend);
-        snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s", kernel, backend, r->size, r->params, r->seed);
+        /* an MPI run is another case than the same problem on one rank */
+        json_t *ranks = json_object_get(json_object_get(ctx, "mpi"), "ranks");
+        long nr = json_is_integer(ranks) ? (long)json_integer_value(ranks) : 1;
+        char rk[32] = "";
+        if (nr > 1) snprintf(rk, sizeof rk, "|ranks=%ld", nr);
+        snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, r->params, r->seed, rk);
     } else { /* a plain Google Benchmark entry: its name is all we have */
         snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
         snprintf(r->key, sizeof r->key, "%s", r->run_name);
