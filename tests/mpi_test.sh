@@ -72,9 +72,11 @@ case_ lattice_mc_bulk "lattice_mc --size 32" \
 case_ lattice_mc_droplet "lattice_mc --size 32 --param geometry=droplet" \
   "lattice_checksum:0 accepted_moves:0 energy_per_site:0 order_parameter_S:0 acceptance_rate:0"
 case_ nlchains_fput "nlchains --size 64 --param copies=64 --param steps=200 --param batch=100" \
-  "energy_per_site:1e-12 entropy_info:1e-12 entropy_wt:1e-12 steps_total:0 mode_energy_collections:0"
+  "energy_per_site:1e-14 entropy_info:1e-13 entropy_wt:1e-13 steps_total:0 mode_energy_collections:0"
+# dnls steps through FFTW_MEASURE plans, which each process picks by timing: two runs (on any
+# rank count) may use different FFT algorithms and differ by ~1e-12 after 100 steps
 case_ nlchains_dnls "nlchains --size 64 --param model=dnls --param copies=63 --param steps=100" \
-  "energy_per_site:1e-12 norm_per_site:1e-12 entropy_info:1e-12"
+  "energy_per_site:1e-11 norm_per_site:1e-11 entropy_info:1e-11"
 case_ fullerene_ff "fullerene_ff --size 50 --param isomers=all" \
   "isomers:0 converged_fraction:0 cg_iterations_mean:0 evaluations_mean:0 energy_mean:0"
 case_ eri_brush "eri_brush --size 4" "coulomb_energy_trJD:1e-12 shell_quartets:0"

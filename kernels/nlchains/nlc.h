@@ -86,6 +86,9 @@ int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *init, double *q, d
 double nlc_chain_energy(const nlc_config *cfg, const double *q, const double *p);
 double nlc_total_energy(const nlc *m); /* sum over the ensemble */
 double nlc_total_norm(const nlc *m);   /* sum |psi|^2 (dnls) */
+/* A per-chain quantity summed over the whole ensemble (compensated; across MPI ranks). */
+typedef double (*nlc_chain_fn)(const nlc_config *cfg, const double *q, const double *p);
+double nlc_ensemble_total(const nlc *m, nlc_chain_fn chain);
 /* x summed over the ranks that share m's ensemble (x itself when it is not split). */
 double nlc_ensemble_sum(const nlc *m, double x);
 /* ops->mode_energies, averaged over the whole ensemble across ranks. */

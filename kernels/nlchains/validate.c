@@ -14,21 +14,24 @@
 
 static const char *const model_names[] = {"fput", "toda", "dnkg", "dnls"};
 
-double nlc_total_momentum(const nlc *m)
+static double chain_p(const nlc_config *cfg, const double *q, const double *p)
 {
+    (void)q;
     double s = 0.0;
-    const long n = m->cfg.copies * (long)m->cfg.N;
-    for (long i = 0; i < n; i++) s += m->p[i];
-    return nlc_ensemble_sum(m, s);
+    for (int i = 0; i < cfg->N; i++) s += p[i];
+    return s;
 }
 
-static double sum_abs_p(const nlc *m)
+static double chain_abs_p(const nlc_config *cfg, const double *q, const double *p)
 {
+    (void)q;
     double s = 0.0;
-    const long n = m->cfg.copies * (long)m->cfg.N;
-    for (long i = 0; i < n; i++) s += fabs(m->p[i]);
-    return nlc_ensemble_sum(m, s);
+    for (int i = 0; i < cfg->N; i++) s += fabs(p[i]);
+    return s;
 }
+
+double nlc_total_momentum(const nlc *m) { return nlc_ensemble_total(m, chain_p); }
+static double sum_abs_p(const nlc *m) { return nlc_ensemble_total(m, chain_abs_p); }
 
 void nlc_record_start(const nlc *m, nlc_start *s)
 {
