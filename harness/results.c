@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "registry.h"
 #include "results.h"
 
 static double jnum(json_t *o, const char *k)
@@ -28,21 +29,36 @@ static int cmp_dbl(const void *a, const void *b)
 
 /* ---- one file ----------------------------------------------------------- */
 
-/* "k=v;k=v" with keys sorted, so the order a writer used does not matter. */
-static void canonical_params(json_t *params, char *out, size_t n)
+/* A parameter at its kernel's default, which a file written before the parameter existed
+ * does not list: left out of the case key, so adding a parameter does not make a new case. */
+static int at_default(const char *kernel, const char *key, json_t *val)
+{
+    if (!kernel || !json_is_string(val)) return 0;
+    for (int i = 0; i < sb_registry_count(); i++) {
+        const sb_kernel *k = sb_registry_at(i);
+        if (strcmp(k->name, kernel)) continue;
+        for (int j = 0; k->params && k->params[j].key; j++)
+            if (!strcmp(k->params[j].key, key)) return !strcmp(k->params[j].def, json_string_value(val));
+    }
+    return 0;
+}
+
+/* "k=v;k=v" with keys sorted, so the order a writer used does not matter; with a kernel,
+ * the parameters at its defaults are left out (the case key). */
+static void canonical_params(json_t *params, const char *kernel, char *out, size_t n)
 {
     const char *keys[64];
     size_t nk = 0, len = 0;
     const char *k;
     json_t *v;
     out[0] = '\0';
-    json_object_foreach(params, k, v) if (nk < 64) keys[nk++] = k;
+    json_object_foreach(params, k, v) if (nk < 64 && !at_default(kernel, k, v)) keys[nk++] = k;
     qsort(keys, nk, sizeof keys[0], cmp_str);
     for (size_t i = 0; i < nk && len < n; i++) {
         json_t *val = json_object_get(params, keys[i]);
         char num[32] = "";
         if (json_is_number(val)) snprintf(num, sizeof num, "%.17g", json_number_value(val));
-        len += (size_t)snprintf(out + len, n - len, "%s%s=%s", i ? ";" : "", keys[i],
+        len += (size_t)snprintf(out + len, n - len, "%s%s=%s", len ? ";" : "", keys[i],
                                 json_is_string(val) ? json_string_value(val) : num);
     }
 }
@@ -121,7 +137,9 @@ static void finish_group(group *g, json_t *ctx)
         snprintf(r->seed, sizeof r->seed, "%lld", (long long)json_integer_value(seed));
     else
         snprintf(r->seed, sizeof r->seed, "%s", jstr(b, "seed", ""));
-    canonical_params(json_object_get(b, "params"), r->params, sizeof r->params);
+    canonical_params(json_object_get(b, "params"), NULL, r->params, sizeof r->params);
+    char keyp[sizeof r->params];
+    canonical_params(json_object_get(b, "params"), kernel, keyp, sizeof keyp);
     snprintf(r->item, sizeof r->item, "%s", jstr(b, "item", "items"));
     if (kernel && backend && r->size >= 0) {
         snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
@@ -131,7 +149,7 @@ static void finish_group(group *g, json_t *ctx)
         long nr = json_is_integer(ranks) ? (long)json_integer_value(ranks) : 1;
         char rk[32] = "";
         if (nr > 1) snprintf(rk, sizeof rk, "|ranks=%ld", nr);
-        snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, r->params, r->seed, rk);
+        snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, keyp, r->seed, rk);
     } else { /* a plain Google Benchmark entry: its name is all we have */
         snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
         snprintf(r->key, sizeof r->key, "%s", r->run_name);

@@ -247,6 +247,21 @@ static int teardown(void **state)
     return system(cmd);
 }
 
+/* Renames the case to a real kernel (lattice_mc) and, with x > 0, lists one more of its
+ * parameters at its default value, as a file written after the parameter was added does. */
+static void as_lattice_mc(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        json_object_set_new(b, "kernel", json_string("lattice_mc"));
+        json_t *params = json_object_get(b, "params");
+        if (x > 0 && params) json_object_set_new(params, "init", json_string("random"));
+        if (x > 1 && params) json_object_set_new(params, "T", json_string("0.5"));
+    }
+}
+
 /* ---- tests -------------------------------------------------------------- */
 static void test_identical(void **state)
 {
@@ -256,6 +271,17 @@ static void test_identical(void **state)
     assert_non_null(strstr(out, "PASS->PASS"));
     assert_non_null(strstr(out, "1.000"));
     assert_non_null(strstr(out, "4.2%")); /* noise: 3 MAD/median = 3% a side, added in quadrature */
+}
+
+/* A parameter at its kernel's default is not a new case; any other value is. */
+static void test_default_params(void **state)
+{
+    (void)state;
+    doctor(at("base.json"), at("lmc_old.json"), as_lattice_mc, 0);
+    doctor(at("base.json"), at("lmc_new.json"), as_lattice_mc, 1);
+    doctor(at("base.json"), at("lmc_T.json"), as_lattice_mc, 2);
+    expect(compare(at("lmc_old.json"), at("lmc_new.json"), NULL, NULL, NULL, NULL), 0, "1 compared, 0 regressions");
+    expect(compare(at("lmc_old.json"), at("lmc_T.json"), NULL, NULL, NULL, NULL), 0, "0 compared");
 }
 
 static void test_throughput(void **state)
@@ -452,7 +478,7 @@ static void test_ci_baseline_doctored(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),     cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored),
     };
