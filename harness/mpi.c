@@ -10,14 +10,12 @@
 
 static double comm_s;
 
-void sb_mpi_block_of(long n, int r, long *lo, long *hi)
+void sb_mpi_block(long n, long *lo, long *hi)
 {
-    long size = sb_mpi_size(), q = n / size, rem = n % size;
+    long r = sb_mpi_rank(), size = sb_mpi_size(), q = n / size, rem = n % size;
     *lo = r * q + (r < rem ? r : rem);
     *hi = *lo + q + (r < rem ? 1 : 0);
 }
-
-void sb_mpi_block(long n, long *lo, long *hi) { sb_mpi_block_of(n, sb_mpi_rank(), lo, hi); }
 
 double sb_mpi_comm_seconds(void) { return comm_s; }
 void sb_mpi_comm_reset(void) { comm_s = 0; }
@@ -103,7 +101,6 @@ void sb_mpi_finalize(void)
     MPI_Finalize();
 }
 
-int sb_mpi_built(void) { return 1; }
 int sb_mpi_rank(void) { return rank; }
 int sb_mpi_size(void) { return size; }
 int sb_mpi_local_rank(void) { return local_rank; }
@@ -137,11 +134,6 @@ int sb_mpi_min_int(int v)
 {
     allreduce(&v, 1, MPI_INT, MPI_MIN);
     return v;
-}
-
-void sb_mpi_bcast(void *buf, size_t bytes, int root)
-{
-    if (size > 1) TIMED(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD));
 }
 
 void sb_mpi_allgather(const void *mine, size_t bytes, void *all)
@@ -261,7 +253,6 @@ void sb_mpi_init(int *argc, char ***argv)
     (void)argv;
 }
 void sb_mpi_finalize(void) {}
-int sb_mpi_built(void) { return 0; }
 int sb_mpi_rank(void) { return 0; }
 int sb_mpi_size(void) { return 1; }
 int sb_mpi_local_rank(void) { return 0; }
@@ -275,7 +266,6 @@ void sb_mpi_sum_long(long *buf, long n) { (void)buf, (void)n; }
 void sb_mpi_max(double *buf, long n) { (void)buf, (void)n; }
 int sb_mpi_max_int(int v) { return v; }
 int sb_mpi_min_int(int v) { return v; }
-void sb_mpi_bcast(void *buf, size_t bytes, int root) { (void)buf, (void)bytes, (void)root; }
 void sb_mpi_allgather(const void *mine, size_t bytes, void *all) { copy_mine(mine, bytes, all); }
 void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *counts)
 {

@@ -38,11 +38,10 @@ int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_r
     m->host_list = sb_mpi_host_list();
     m->library = sb_mpi_library();
     if (ranks == 1) return SB_OK;
-    double *share = malloc(sizeof(double) * (size_t)reps), *mine = malloc(sizeof(double) * 2);
+    double *share = malloc(sizeof(double) * (size_t)reps), *all = malloc(sizeof(double) * 2 * (size_t)ranks);
     m->rank_median = malloc(sizeof(double) * (size_t)ranks * 2);
-    if (!share || !mine || !m->rank_median) {
-        free(share);
-        free(mine);
+    if (!share || !all || !m->rank_median) {
+        free(share), free(all);
         sb_error("out of memory gathering per-rank times");
         return sb_mpi_alone(SB_EXIT_RUNTIME);
     }
@@ -51,22 +50,13 @@ int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_r
     sb_mpi_max(share, reps);
     for (int i = 0; i < reps; i++) share[i] = r->times[i] > 0 ? share[i] / r->times[i] : 0.0;
     m->comm_share = median_of(share, reps);
-    mine[0] = median_of(own, reps);
-    mine[1] = c->rank_items > 0 ? c->rank_items : c->work.items / ranks;
-    double *all = malloc(sizeof(double) * 2 * (size_t)ranks);
-    if (!all) {
-        free(share);
-        free(mine);
-        return sb_mpi_alone(SB_EXIT_RUNTIME);
-    }
-    sb_mpi_allgather(mine, 2 * sizeof(double), all);
+    const double mine[2] = {median_of(own, reps), c->rank_items > 0 ? c->rank_items : c->work.items / ranks};
+    sb_mpi_allgather(mine, sizeof mine, all);
     for (int k = 0; k < ranks; k++) {
         m->rank_median[k] = all[2 * k];
         m->rank_items[k] = all[2 * k + 1];
     }
-    free(all);
-    free(share);
-    free(mine);
+    free(all), free(share);
     check_ranks(&r->validation);
     return SB_OK;
 }
@@ -101,7 +91,7 @@ static const char *str_of(json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : "";
 }
 
-int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, double *rate, int *ranks)
+int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, double *rate)
 {
     json_error_t e;
     json_t *root = json_load_file(path, 0, &e);
@@ -111,7 +101,7 @@ int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, dou
     }
     json_t *mpi = json_object_get(json_object_get(root, "context"), "mpi");
     json_t *nr = json_object_get(mpi, "ranks");
-    *ranks = json_is_integer(nr) ? (int)json_integer_value(nr) : 1;
+    const int ranks = json_is_integer(nr) ? (int)json_integer_value(nr) : 1;
     *rate = 0;
     size_t i;
     json_t *bm;
@@ -127,9 +117,9 @@ int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, dou
         *rate = json_number_value(json_object_get(bm, "items_per_second"));
     }
     json_decref(root);
-    if (!(*rate > 0) || !isfinite(*rate) || *ranks != 1) {
+    if (!(*rate > 0) || !isfinite(*rate) || ranks != 1) {
         sb_error("--baseline %s: needs a one-rank scibench JSON with a median items_per_second (found %d ranks, "
-                 "rate %g)", path, *ranks, *rate);
+                 "rate %g)", path, ranks, *rate);
         return SB_EXIT_USAGE;
     }
     return SB_OK;

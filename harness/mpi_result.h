@@ -14,6 +14,6 @@ int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_r
 /* Collective: distinct (host, device) pairs over the ranks; 1 for a single rank. */
 int sb_mpi_count_devices(int device);
 /* Reads --baseline before the run: a usage error when unreadable or of another case. */
-int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, double *rate, int *ranks);
+int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, double *rate);
 
 #endif

@@ -166,7 +166,7 @@ static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
     if (!rc) rc = resolve_size(k, p);
     if (!rc) rc = check_backend(k, b);
     if (!rc && p->baseline_path)
-        rc = sb_mpi_read_baseline(p->baseline_path, k, b, &r->mpi.baseline_rate, &r->mpi.baseline_ranks);
+        rc = sb_mpi_read_baseline(p->baseline_path, k, b, &r->mpi.baseline_rate);
     if (!rc && !(r->times = calloc((size_t)p->reps, sizeof *r->times))) {
         sb_error("out of memory for %d repetition times", p->reps);
         rc = SB_EXIT_RUNTIME;

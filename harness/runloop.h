@@ -22,7 +22,6 @@ typedef struct {
     double *rank_items;    /* per rank: items per repetition */
     double comm_share;     /* median over reps of (max over ranks of time in MPI calls) / rep time */
     double baseline_rate;  /* items/s of the one-rank run given by --baseline; 0: none */
-    int baseline_ranks;    /* ranks of that run (must be 1) */
 } sb_mpi_result;
 
 typedef struct {

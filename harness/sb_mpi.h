@@ -16,7 +16,6 @@ extern "C" {
 void sb_mpi_init(int *argc, char ***argv);
 void sb_mpi_finalize(void);
 
-int sb_mpi_built(void);      /* 1 when built with MPI=1 */
 int sb_mpi_rank(void);
 int sb_mpi_size(void);
 int sb_mpi_local_rank(void); /* rank among the ranks on this host: picks the GPU */
@@ -28,8 +27,6 @@ const char *sb_mpi_library(void); /* "Open MPI v4.1.4, ..."; "none" without MPI 
 
 /* [lo, hi) of n items for this rank: contiguous blocks, the first n % size ranks one longer. */
 void sb_mpi_block(long n, long *lo, long *hi);
-/* The same for any rank r. */
-void sb_mpi_block_of(long n, int r, long *lo, long *hi);
 
 /* Collectives over all ranks (in place). They time themselves into the clock below. */
 void sb_mpi_barrier(void);
@@ -38,7 +35,6 @@ void sb_mpi_sum_long(long *buf, long n);
 void sb_mpi_max(double *buf, long n);
 int sb_mpi_max_int(int v);
 int sb_mpi_min_int(int v);
-void sb_mpi_bcast(void *buf, size_t bytes, int root);
 /* Every rank's `bytes` (any size per rank) concatenated in rank order into all
  * (of total size sum of counts), on every rank. counts may be NULL: then every rank's
  * contribution must have the same size. */

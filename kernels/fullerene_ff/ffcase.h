@@ -53,6 +53,9 @@ int ff_batch_alloc(ff_batch *b, int N, long M, const uint16_t *dual, const ff_op
 void ff_batch_free(ff_batch *b);
 /* prepare + run + download + release: for validation's auxiliary runs. */
 int ff_batch_run_once(const ff_ops *ops, ff_batch *b);
+/* Isomers [start, start + take) of b run once as a batch of their own, into b's arrays;
+ * their stage times are added to b->t (the pipeline's and the MPI queue's chunks). */
+int ff_batch_run_range(const ff_ops *ops, ff_batch *b, long start, long take);
 
 /* Winds up M spirals into M*F*6 dual entries; -1 and an error naming the spiral on failure. */
 int ff_windup_all(int N, const ff_spiral *s, long M, uint16_t *dual);
@@ -62,7 +65,6 @@ int ff_mpi_begin(ff_case *fc);
 int ff_mpi_run(ff_case *fc);
 int ff_mpi_gather(ff_case *fc); /* finish: results of every rank, in isomer order */
 void ff_mpi_end(ff_case *fc);
-void ff_add_times(ff_stage_times *sum, const ff_stage_times *t);
 
 /* pipeline.c: one timed repetition with generation overlapping the backend */
 int ff_pipeline_run(ff_case *fc);

@@ -34,27 +34,19 @@ void ff_mpi_end(ff_case *fc)
     memset(&fc->mpi, 0, sizeof fc->mpi);
 }
 
-void ff_add_times(ff_stage_times *sum, const ff_stage_times *t)
-{
-    sum->dualise += t->dualise, sum->tutte += t->tutte, sum->project += t->project, sum->optimise += t->optimise;
-}
-
 /* One repetition: chunks from the global counter until none is left. */
 int ff_mpi_run(ff_case *fc)
 {
     ff_batch *b = &fc->b;
-    const long M = b->M, F = b->F, N = b->N, chunk = fc->mpi.chunk;
+    const long M = b->M, chunk = fc->mpi.chunk;
     const int me = sb_mpi_rank();
     memset(&b->t, 0, sizeof b->t);
     for (long i = 0; i < M; i++) fc->mpi.owner[i] = -1;
     long done = 0;
     for (long start; (start = sb_mpi_counter_next(fc->mpi.counter, chunk)) < M;) {
         long take = M - start < chunk ? M - start : chunk;
-        ff_batch cb = {.N = b->N, .F = b->F, .M = take, .dual = b->dual + (size_t)start * F * 6, .opts = b->opts,
-                       .graph = b->graph + (size_t)start * N, .X = b->X + (size_t)start * N * 3, .res = b->res + start};
-        int rc = ff_batch_run_once(fc->ops, &cb);
+        int rc = ff_batch_run_range(fc->ops, b, start, take);
         if (rc) return rc;
-        ff_add_times(&b->t, &cb.t);
         for (long i = start; i < start + take; i++) fc->mpi.owner[i] = me;
         done += take;
     }
@@ -66,7 +58,7 @@ int ff_mpi_run(ff_case *fc)
 }
 
 /* Each rank's isomers of the last repetition to every rank, in isomer order. */
-static int gather_rows(const ff_case *fc, char *base, size_t row, const int *owner)
+static int gather_rows(const ff_case *fc, char *base, size_t row, const long *owner)
 {
     const long M = fc->M;
     const int ranks = sb_mpi_size(), me = sb_mpi_rank();
@@ -102,17 +94,13 @@ int ff_mpi_gather(ff_case *fc)
     const int me = sb_mpi_rank();
     /* each rank knows only its own isomers: exactly one rank holds each, so the sum of
      * "me where mine, else 0" is every isomer's owner */
-    long *o = malloc(sizeof(long) * (size_t)M);
-    int *owner = malloc(sizeof(int) * (size_t)M);
-    if (!o || !owner) {
-        free(o), free(owner);
+    long *owner = malloc(sizeof(long) * (size_t)M);
+    if (!owner) {
         sb_error("fullerene_ff: out of memory gathering results");
         return SB_EXIT_RUNTIME;
     }
-    for (long i = 0; i < M; i++) o[i] = fc->mpi.owner[i] == me ? me : 0;
-    sb_mpi_sum_long(o, M);
-    for (long i = 0; i < M; i++) owner[i] = (int)o[i];
-    free(o);
+    for (long i = 0; i < M; i++) owner[i] = fc->mpi.owner[i] == me ? me : 0;
+    sb_mpi_sum_long(owner, M);
     int rc = gather_rows(fc, (char *)b->graph, sizeof *b->graph * (size_t)N, owner);
     if (!rc) rc = gather_rows(fc, (char *)b->X, sizeof *b->X * (size_t)N * 3, owner);
     if (!rc) rc = gather_rows(fc, (char *)b->res, sizeof *b->res, owner);

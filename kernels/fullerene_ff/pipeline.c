@@ -60,7 +60,7 @@ static int consume(pipe_state *p)
 {
     ff_case *fc = p->fc;
     ff_batch *b = &fc->b;
-    const long chunk = fc->cfg.pipeline, F = b->F, N = b->N;
+    const long chunk = fc->cfg.pipeline;
     const struct timespec nap = {0, 100000}; /* 0.1 ms: short against a chunk's GPU time */
     long done = 0;
     memset(&b->t, 0, sizeof b->t);
@@ -75,11 +75,8 @@ static int consume(pipe_state *p)
             nanosleep(&nap, NULL);
             continue;
         }
-        ff_batch cb = {.N = b->N, .F = b->F, .M = take, .dual = b->dual + (size_t)done * F * 6, .opts = b->opts,
-                       .graph = b->graph + (size_t)done * N, .X = b->X + (size_t)done * N * 3, .res = b->res + done};
-        int rc = ff_batch_run_once(fc->ops, &cb);
+        int rc = ff_batch_run_range(fc->ops, b, done, take);
         if (rc) return rc;
-        ff_add_times(&b->t, &cb.t);
         done += take;
     }
     fc->M = fc->unique = b->M = done;

@@ -123,6 +123,21 @@ int ff_batch_run_once(const ff_ops *ops, ff_batch *b)
     return rc;
 }
 
+static void add_times(ff_stage_times *sum, const ff_stage_times *t)
+{
+    sum->dualise += t->dualise, sum->tutte += t->tutte, sum->project += t->project, sum->optimise += t->optimise;
+}
+
+int ff_batch_run_range(const ff_ops *ops, ff_batch *b, long start, long take)
+{
+    const long F = b->F, N = b->N;
+    ff_batch cb = {.N = b->N, .F = b->F, .M = take, .dual = b->dual + (size_t)start * F * 6, .opts = b->opts,
+                   .graph = b->graph + (size_t)start * N, .X = b->X + (size_t)start * N * 3, .res = b->res + start};
+    int rc = ff_batch_run_once(ops, &cb);
+    if (!rc) add_times(&b->t, &cb.t);
+    return rc;
+}
+
 static int generate(ff_case *fc)
 {
     const ff_config *cfg = &fc->cfg;
