@@ -138,6 +138,35 @@ eri_brush)
   ERI openmp_simd 16 "" --reps 3
   ERI cuda 16 .molecule-taxol.basis-cc-pvdz --reps 2 --param molecule=taxol --param basis=cc-pvdz --param oracle=2
   ;;
+eri_libint2)
+  # issue 6's CPU bar: openmp_simd against libint2 on the same screened quartets, one core
+  # and all 16; taxol/def2-svp on all cores only (one core would take ~40 min per side)
+  lim=${ERI_LIMIT:-240}
+  L2() { timeout $lim build/tools/eri_libint2 bench "$@" | tail -1 || fail=1; }
+  ERI() { local tag=$1; shift; timeout $lim $sb run eri_brush --backend openmp_simd --size 16 --quiet "$@" \
+            --json "$res/eri_brush.openmp_simd.16$tag.json" | grep -E "^(time|throughput|VALIDATION)|coulomb_energy_trJD|threads" || fail=1; }
+  for mb in benzene:cc-pvdz vitamin_c:def2-svp; do
+    m=${mb%%:*} bs=${mb#*:}
+    echo "== $m/$bs: openmp_simd and libint2, 16 threads then 1"
+    ERI .molecule-$m.basis-$bs --reps 3 --param molecule=$m --param basis=$bs
+    L2 --molecule $m --basis $bs --threads 16 --reps 3 --json "$res/eri_brush.libint2.$m.$bs.threads-16.json"
+    OMP_NUM_THREADS=1 ERI .molecule-$m.basis-$bs.threads-1 --reps 1 --warmup 0 --param molecule=$m --param basis=$bs --param oracle=0
+    L2 --molecule $m --basis $bs --threads 1 --reps 1 --warmup 0 --json "$res/eri_brush.libint2.$m.$bs.threads-1.json"
+  done
+  echo "== taxol/def2-svp: openmp_simd and libint2, 16 threads, one timed J build each"
+  ERI .molecule-taxol.basis-def2-svp --reps 1 --warmup 0 --param molecule=taxol --param basis=def2-svp --param oracle=1
+  L2 --molecule taxol --basis def2-svp --threads 16 --reps 1 --warmup 0 --json "$res/eri_brush.libint2.taxol.def2-svp.threads-16.json"
+  ;;
+eri_taxol)
+  # issue 6's GPU bar: CUDA against the 16-core OpenMP backend on taxol/cc-pvdz, same run
+  lim=${ERI_LIMIT:-420}
+  for be in cuda openmp_simd; do
+    reps="--reps 3"; [ $be = openmp_simd ] && reps="--reps 1 --warmup 0"
+    timeout $lim $sb run eri_brush --backend $be --size 16 --quiet $reps --param molecule=taxol --param basis=cc-pvdz \
+      --param oracle=1 --json "$res/eri_brush.$be.16.molecule-taxol.basis-cc-pvdz.json" \
+      | grep -E "^(time|throughput|VALIDATION)|coulomb_energy_trJD|gflops_dddd|t_dddd" || fail=1
+  done
+  ;;
 esac
 done
 # A/B builds carried in scratch/ (optional): same validation, other build
