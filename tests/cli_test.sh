@@ -109,6 +109,10 @@ expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
+expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
+expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
+expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend reference
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
 piped=$("$SB" run $F --size 70 --param isomers=64 --param pipeline=16 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")

@@ -2,17 +2,25 @@
  *   G build  Ne (Dirac, Gaussian nucleus), the density after one SCF iteration: every
  *            element within 1e-12 of max |G| (only the summation order differs);
  *   SCF      Be (Dirac): energy within 1e-10 relative of the reference's, same iterations;
- *   launch   the occupancy report of the Fock-build kernel. */
+ *   launch   the occupancy report of the Fock-build kernel;
+ *   eigen    cuSOLVER's dsygvd against LAPACKE's on one Roothaan block: eigenvalues to 1e-12,
+ *            eigenvectors equal up to sign, a non-positive-definite metric returns info n+1;
+ *   solvers  the whole kernel on cuda, Be, with eigensolver=lapack, cusolver and auto: the
+ *            cuSOLVER path taken where asked, energies within 1e-10 relative, same iterations,
+ *            and every validation check (the SCF oracle is the reference with LAPACK) passed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <lapacke.h>
 #include <math.h>
 
 #include "dfr_util.h"
+#include "dfratom_scf/dfratom_scf.h"
 #include "gpu_util.h"
+#include "runloop.h"
 #include "test_util.h"
 
 static void g_build_matches(void **state)
@@ -68,9 +76,102 @@ static void scf_matches(void **state)
     assert_int_equal(a.iterations, b.iterations);
 }
 
+static void eig_matches_lapack(void **state)
+{
+    (void)state;
+    sb_cuda_info info;
+    REQUIRE_GPU(&info);
+    static dfr_small t;
+    dfr_small_build(&t, "Be", 0, 14, 0.05, 2.3, DFR_DIRAC, DFR_NUC_GAUSS);
+    void *eig = NULL;
+    assert_int_equal(dfr_eig_cuda_create(&t.y, 1, &eig), SB_OK);
+    /* any symmetric A and SPD B test the contract; this pair's eigenvalues span -5875 .. 152 (a
+     * low half, like the positronic states), gaps >= 5.5: vectors are defined to ~1e-13 */
+    int n = 2 * t.y.n[0], info1 = 0;
+    size_t nn = (size_t)n * n;
+    double *A1 = malloc(sizeof(double) * nn), *B1 = malloc(sizeof(double) * nn), *w1 = malloc(sizeof(double) * n);
+    double *A2 = malloc(sizeof(double) * nn), *B2 = malloc(sizeof(double) * nn), *w2 = malloc(sizeof(double) * n);
+    assert_true(A1 && B1 && w1 && A2 && B2 && w2);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            A1[i + (size_t)j * n] = i == j ? (i < n / 2 ? -1e4 : 0.0) + 10.0 * i : 1.0 / (1.0 + i + j);
+            B1[i + (size_t)j * n] = i == j ? 2.0 : 0.5 / (1.0 + abs(i - j));
+        }
+    memcpy(A2, A1, sizeof(double) * nn);
+    memcpy(B2, B1, sizeof(double) * nn);
+    assert_int_equal(LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', n, A1, n, B1, n, w1), 0);
+    assert_int_equal(dfr_eig_cuda(eig, n, A2, B2, w2, &info1), SB_OK);
+    assert_int_equal(info1, 0);
+    double wmax = max_abs(w1, (size_t)n), dw = max_diff(w1, w2, (size_t)n), dv = 0.0;
+    for (int e = 0; e < n; ++e) { /* the same B-normalised vector up to its sign */
+        int big = 0;
+        for (int i = 1; i < n; ++i)
+            if (fabs(A1[i + (size_t)e * n]) > fabs(A1[big + (size_t)e * n])) big = i;
+        double s = A1[big + (size_t)e * n] * A2[big + (size_t)e * n] < 0.0 ? -1.0 : 1.0;
+        for (int i = 0; i < n; ++i) dv = fmax(dv, fabs(A1[i + (size_t)e * n] - s * A2[i + (size_t)e * n]));
+    }
+    printf("  dsygvd n=%d: max |w| %.3e, max |dw| %.3e, max |dv| (up to sign) %.3e\n", n, wmax, dw, dv);
+    assert_true(dw <= 1e-12 * wmax);
+    assert_true(dv <= 1e-9);
+    /* a metric that is not positive definite: info n+i (minor i of B), for the caller to report */
+    for (size_t e = 0; e < nn; ++e) B1[e] = B2[e] = e % (size_t)(n + 1) ? 0.0 : -1.0;
+    int info2 = 0;
+    lapack_int info_lapack = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', n, A1, n, B1, n, w1);
+    assert_int_equal(dfr_eig_cuda(eig, n, A2, B2, w2, &info2), SB_OK);
+    printf("  B = -1: info %d (LAPACKE), %d (cuSOLVER)\n", (int)info_lapack, info2);
+    assert_int_equal((int)info_lapack, n + 1);
+    assert_true(info2 > n);
+    dfr_eig_cuda_destroy(eig);
+    free(A1); free(B1); free(w1); free(A2); free(B2); free(w2);
+}
+
+static double counter(const sb_counters *cs, const char *name)
+{
+    for (int i = 0; i < cs->n; ++i)
+        if (!strcmp(cs->c[i].name, name)) return cs->c[i].value;
+    fail_msg("no counter %s", name);
+    return NAN;
+}
+
+static void kernel_eigensolvers_agree(void **state)
+{
+    (void)state;
+    sb_cuda_info info;
+    REQUIRE_GPU(&info);
+    static const char *const solvers[] = {"lapack", "cusolver", NULL}; /* NULL: auto */
+    double e[3], it[3];
+    for (int k = 0; k < 3; ++k) {
+        sb_params p;
+        memset(&p, 0, sizeof p);
+        p.size = 12, p.reps = 1, p.warmup = 0, p.seed = 1, p.quiet = 1;
+        strcpy(p.kv[0].key, "atom");
+        strcpy(p.kv[0].value, "Be");
+        strcpy(p.kv[1].key, "eigensolver");
+        if (solvers[k]) strcpy(p.kv[1].value, solvers[k]);
+        p.nkv = solvers[k] ? 2 : 1;
+        sb_result res;
+        assert_int_equal(sb_run_case(&dfratom_scf_kernel, SB_BACKEND_CUDA, &p, 0, &res), SB_OK);
+        for (int i = 0; i < res.validation.n; i++)
+            if (!res.validation.check[i].pass)
+                print_message("FAIL %s: %s %g vs %g\n", solvers[k] ? solvers[k] : "auto", res.validation.check[i].name,
+                              res.validation.check[i].value, res.validation.check[i].reference);
+        assert_true(res.passed);
+        assert_true(counter(&res.counters, "eigensolver_cusolver") == (k == 0 ? 0.0 : 1.0));
+        e[k] = counter(&res.counters, "energy");
+        it[k] = counter(&res.counters, "scf_iterations");
+        printf("  Be K=12 cuda, eigensolver=%s: %.12f Eh, %g iterations, eigen-solves %.3f ms\n",
+               solvers[k] ? solvers[k] : "auto", e[k], it[k], 1e3 * counter(&res.counters, "eigensolve_time"));
+        sb_result_free(&res);
+    }
+    assert_true(fabs(e[1] - e[0]) <= 1e-10 * fabs(e[0]));
+    assert_true(it[1] == it[0]);
+    assert_true(fabs(e[2] - e[1]) <= 1e-10 * fabs(e[1]) && it[2] == it[1]); /* auto: cusolver on cuda */
+}
+
 int main(void)
 {
     sb_set_quiet(1);
-    const struct CMUnitTest tests[] = {cmocka_unit_test(g_build_matches), cmocka_unit_test(scf_matches)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(g_build_matches), cmocka_unit_test(scf_matches),
+                                       cmocka_unit_test(eig_matches_lapack), cmocka_unit_test(kernel_eigensolvers_agree)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

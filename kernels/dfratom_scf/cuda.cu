@@ -3,7 +3,9 @@
 // (kappa', m, n) of every symmetry, evaluate the closed-form radial integrals of dfr_math.h,
 // and reduce in shared memory. No atomics: the result is deterministic, and every thread of
 // the device is busy while outputs remain (a few thousand blocks per build).
+// The Roothaan eigen-solves can run here too, with cuSOLVER's dsygvd (dfr_eig_cuda).
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 #include <stdlib.h>
 
 #include "dfratom_scf/dfr_math.h"
@@ -87,6 +89,96 @@ extern "C" void dfr_g_cuda_free(dfr_gbuild *g)
     cudaFree(d->G);
     free(d);
     g->priv = NULL;
+}
+
+// ---- eigen-solves: cuSOLVER's dsygvd on one symmetry block at a time ----
+
+typedef struct {
+    cusolverDnHandle_t solver;
+    double *A, *B, *w, *work;
+    int *info, lwork, maxd;
+} dfr_eig_dev;
+
+static const char *solver_status(cusolverStatus_t s)
+{
+    switch (s) {
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "cusolverStatus_t";
+    }
+}
+
+/* Like SB_CU for cuSOLVER calls: report with file and line, return SB_EXIT_RUNTIME */
+#define DFR_SOLVER(call)                                                                        \
+    do {                                                                                        \
+        cusolverStatus_t st_ = (call);                                                          \
+        if (st_ != CUSOLVER_STATUS_SUCCESS) {                                                   \
+            sb_error("cuSOLVER error at %s:%d: %s: %s (%d)", __FILE__, __LINE__, #call,         \
+                     solver_status(st_), (int)st_);                                             \
+            return SB_EXIT_RUNTIME;                                                             \
+        }                                                                                       \
+    } while (0)
+
+extern "C" int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
+{
+    dfr_eig_dev *e = (dfr_eig_dev *)calloc(1, sizeof *e);
+    if (!e) return SB_EXIT_RUNTIME;
+    *priv = e;
+    for (int s = 0; s < y->ns; ++s)
+        if ((dirac ? 2 : 1) * y->n[s] > e->maxd) e->maxd = (dirac ? 2 : 1) * y->n[s];
+    size_t nn = (size_t)e->maxd * e->maxd;
+    DFR_SOLVER(cusolverDnCreate(&e->solver));
+    SB_CU(cudaMalloc(&e->A, sizeof(double) * nn));
+    SB_CU(cudaMalloc(&e->B, sizeof(double) * nn));
+    SB_CU(cudaMalloc(&e->w, sizeof(double) * e->maxd));
+    SB_CU(cudaMalloc(&e->info, sizeof(int)));
+    /* the workspace of every block size in use: cuSOLVER does not promise it grows with n */
+    for (int s = 0; s < y->ns; ++s) {
+        int n = (dirac ? 2 : 1) * y->n[s], lw = 0;
+        DFR_SOLVER(cusolverDnDsygvd_bufferSize(e->solver, CUSOLVER_EIG_TYPE_1, CUSOLVER_EIG_MODE_VECTOR,
+                                               CUBLAS_FILL_MODE_UPPER, n, e->A, n, e->B, n, e->w, &lw));
+        if (lw > e->lwork) e->lwork = lw;
+    }
+    SB_CU(cudaMalloc(&e->work, sizeof(double) * (e->lwork > 0 ? e->lwork : 1)));
+    return SB_OK;
+}
+
+/* dsygvd's contract (dfr_eig_fn); a non-zero info goes back to scf.c, which reports it */
+extern "C" int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info)
+{
+    dfr_eig_dev *e = (dfr_eig_dev *)priv;
+    if (n < 1 || n > e->maxd) {
+        sb_error("dfratom_scf: eigenproblem of dimension %d, but the cuSOLVER buffers hold 1 .. %d", n, e->maxd);
+        return SB_EXIT_RUNTIME;
+    }
+    size_t bytes = sizeof(double) * n * n;
+    SB_CU(cudaMemcpy(e->A, A, bytes, cudaMemcpyHostToDevice));
+    SB_CU(cudaMemcpy(e->B, B, bytes, cudaMemcpyHostToDevice));
+    DFR_SOLVER(cusolverDnDsygvd(e->solver, CUSOLVER_EIG_TYPE_1, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, n,
+                                e->A, n, e->B, n, e->w, e->work, e->lwork, e->info));
+    SB_CU(cudaMemcpy(info, e->info, sizeof(int), cudaMemcpyDeviceToHost));
+    if (*info) return SB_OK;
+    SB_CU(cudaMemcpy(A, e->A, bytes, cudaMemcpyDeviceToHost));
+    SB_CU(cudaMemcpy(w, e->w, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
+extern "C" void dfr_eig_cuda_destroy(void *priv)
+{
+    dfr_eig_dev *e = (dfr_eig_dev *)priv;
+    if (!e) return;
+    if (e->solver) (void)cusolverDnDestroy(e->solver);
+    cudaFree(e->A);
+    cudaFree(e->B);
+    cudaFree(e->w);
+    cudaFree(e->work);
+    cudaFree(e->info);
+    free(e);
 }
 
 extern "C" int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)

@@ -78,6 +78,11 @@ typedef struct {
  * occupation-weighted densities D (each block already multiplied by 2j'+1). */
 typedef struct dfr_gbuild dfr_gbuild;
 typedef int (*dfr_g_fn)(dfr_gbuild *g, const double *D, double *G);
+/* The Roothaan eigenproblem of one symmetry as LAPACKE_dsygvd(col-major, 1, 'V', 'U', n, A, n,
+ * B, n, w) states it: A becomes the B-orthonormal eigenvectors, w the ascending eigenvalues, B
+ * is overwritten. *info is dsygvd's info; the return is SB_OK, or SB_EXIT_RUNTIME after the
+ * backend reported its own failure. */
+typedef int (*dfr_eig_fn)(void *priv, int n, double *A, double *B, double *w, int *info);
 struct dfr_gbuild {
     const dfr_sym *sym;
     const dfr_fun *fun;
@@ -85,6 +90,8 @@ struct dfr_gbuild {
     int *out;                     /* dfr_out_code()s (dfr_math.h) */
     dfr_g_fn build;               /* writes the listed elements of G; the caller mirrors */
     void *priv;                   /* backend state (device buffers) */
+    dfr_eig_fn eig;               /* NULL: LAPACKE dsygvd on the host */
+    void *eig_priv;               /* its state, owned by the caller: it outlives builders (bsopt) */
 };
 /* The output list (Schrodinger: LL only); 0 or SB_EXIT_RUNTIME */
 int dfr_gbuild_init(dfr_gbuild *g, const dfr_sym *y, const dfr_fun *f, int dirac);
@@ -100,6 +107,7 @@ typedef struct {
     int below_minus_c2[DFR_NSYM]; /* eigenvalues below -c^2: must equal N_s (positronic) */
     double min_occ_eps;           /* lowest occupied orbital energy: must exceed -2c^2 */
     double dd_ll, dd_ls, dd_ss, de;
+    double t_eig;                 /* seconds spent in the eigen-solves (host clock) */
 } dfr_result;
 
 /* Work and memory of a run */
@@ -139,6 +147,11 @@ int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G);
 int dfr_g_cuda_init(dfr_gbuild *g);   /* sets g->build and g->priv */
 void dfr_g_cuda_free(dfr_gbuild *g);
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max);
+/* cuSOLVER eigen-solves (a dfr_eig_fn): a handle and device buffers for the largest symmetry
+ * block of y (dimension 2N Dirac, N Schrodinger), its workspace queried once */
+int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv);
+int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info);
+void dfr_eig_cuda_destroy(void *priv);
 
 #ifdef __cplusplus
 }

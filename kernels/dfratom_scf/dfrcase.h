@@ -24,6 +24,8 @@ typedef struct {
     dfr_counts cnt;
     int job, oracle;
     sb_backend backend;
+    int eig_gpu;       /* eigen-solves with cuSOLVER (cuda backend) instead of LAPACKE */
+    void *eig;         /* its state (dfr_eig_cuda_create), shared by the case's builders */
     double *D0, *G0;   /* job=fock: the input density and the output */
     double *Dfinal;    /* job=scf: the converged weighted density */
     dfr_bsopt_result bs;
@@ -37,6 +39,7 @@ void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
 
+/* d->backend set: the eigensolver's default and its check depend on it */
 int dfr_case_parse(sb_params *p, dfr_case *d);
 int dfr_validate(sb_case *c, sb_validation *v);
 #endif

@@ -15,6 +15,18 @@ int dfr_g_cuda_init(dfr_gbuild *g)
     return SB_EXIT_USAGE;
 }
 void dfr_g_cuda_free(dfr_gbuild *g) { (void)g; }
+int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
+{
+    (void)y, (void)dirac, (void)priv;
+    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
+    return SB_EXIT_USAGE;
+}
+int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info)
+{
+    (void)priv, (void)n, (void)A, (void)B, (void)w, (void)info;
+    return SB_EXIT_RUNTIME;
+}
+void dfr_eig_cuda_destroy(void *priv) { (void)priv; }
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 {
     (void)g, (void)l, (void)max;
@@ -32,6 +44,8 @@ static const sb_param_spec dfr_params[] = {
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
     {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
+    {"eigensolver", "auto", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
+                            "cusolver (cusolverDnDsygvd, cuda backend only); auto: cusolver on cuda, else lapack"},
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
@@ -60,9 +74,9 @@ static int dfr_setup(sb_case *c)
     dfr_case *d = calloc(1, sizeof *d);
     if (!d) return SB_EXIT_RUNTIME;
     c->state = d;
+    d->backend = c->backend;
     int rc = dfr_case_parse(c->params, d);
     if (rc) return rc;
-    d->backend = c->backend;
     dfr_count(&d->y, d->f, d->o.ham == DFR_DIRAC, &d->cnt);
     set_work(c, d, 1); /* job=scf and bsopt: times the builds, set after the run */
     c->work.flops = 0.0; /* continued-fraction lengths vary: not countable */
@@ -77,7 +91,12 @@ int dfr_builder_init(dfr_case *d, dfr_gbuild *g)
     switch (d->backend) {
     case SB_BACKEND_REFERENCE: g->build = dfr_g_reference; return SB_OK;
     case SB_BACKEND_OPENMP_SIMD: g->build = dfr_g_openmp; return SB_OK;
-    default: return dfr_g_cuda_init(g);
+    default:
+        if (d->eig) {
+            g->eig = dfr_eig_cuda;
+            g->eig_priv = d->eig;
+        }
+        return dfr_g_cuda_init(g);
     }
 }
 
@@ -90,8 +109,9 @@ void dfr_builder_free(dfr_case *d, dfr_gbuild *g)
 static int dfr_prepare(sb_case *c)
 {
     dfr_case *d = c->state;
-    int rc = dfr_builder_init(d, &d->g);
-    if (rc) return rc;
+    int rc;
+    if (d->eig_gpu && (rc = dfr_eig_cuda_create(&d->y, d->o.ham == DFR_DIRAC, &d->eig))) return rc;
+    if ((rc = dfr_builder_init(d, &d->g))) return rc;
     if (c->backend == SB_BACKEND_CUDA) {
         int n = dfr_g_cuda_launches(&d->g, c->launch, SB_MAX_LAUNCH);
         if (n < 0) return SB_EXIT_RUNTIME;
@@ -130,6 +150,7 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "elementary_integrals_per_build", d->cnt.elem_per_build, "1");
     sb_counter_set(cs, "basis_functions", d->y.nf, "1");
     sb_counter_set(cs, "Z", d->atom.Z, "1");
+    sb_counter_set(cs, "eigensolver_cusolver", d->eig_gpu, "1");
     if (d->job == DFR_JOB_FOCK) return SB_OK;
     const dfr_result *r = &d->r;
     if (d->job == DFR_JOB_BSOPT) { /* the optimisation's totals; r is the optimum's SCF */
@@ -158,6 +179,7 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "virial_minus_V_over_T", -(r->e_ne + r->e_ee) / r->e_kin, "1");
     sb_counter_set(cs, "scf_iterations", r->iterations, "1");
     sb_counter_set(cs, "fock_builds", r->fock_builds, "1");
+    sb_counter_set(cs, "eigensolve_time", r->t_eig, "s");
     sb_counter_set(cs, "converged", r->converged, "1");
     sb_counter_set(cs, "final_energy_change", r->de, "Eh");
     sb_counter_set(cs, "final_density_change_LL", r->dd_ll, "1");
@@ -181,6 +203,7 @@ static void dfr_teardown(sb_case *c)
     dfr_case *d = c->state;
     if (!d) return;
     dfr_builder_free(d, &d->g);
+    dfr_eig_cuda_destroy(d->eig);
     free(d->f);
     free(d->D0);
     free(d->G0);
