@@ -86,7 +86,7 @@ fullerene_ff)
 dfratom_scf)
   lim=${DFR_LIMIT:-200}
   DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
-            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_)|FAIL" || fail=1; }
+            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_|eigensolve)|FAIL" || fail=1; }
   echo "== dfratom_scf: one Fock build (Xe, K=30, Dirac, Gaussian nucleus): cuda, openmp_simd 16 threads, reference"
   DFR cuda 30 .job-fock --reps 5 --param job=fock
   DFR openmp_simd 30 .job-fock --reps 3 --param job=fock
@@ -95,6 +95,19 @@ dfratom_scf)
   DFR cuda 30 "" --reps 3
   DFR cuda 30 .atom-Rn --reps 2 --param atom=Rn
   DFR openmp_simd 30 "" --reps 1 --warmup 0
+  echo "== dfratom_scf: the eigensolver on cuda, LAPACKE dsygvd on the host against cuSOLVER (the default)"
+  DFR cuda 30 .eigensolver-lapack --reps 3 --param eigensolver=lapack
+  DFR cuda 30 .atom-Rn.eigensolver-lapack --reps 2 --param atom=Rn --param eigensolver=lapack
+  echo "-- the same, lapack with OPENBLAS_NUM_THREADS=1 (tiny dsygvd calls pay for OpenBLAS threads)"
+  OPENBLAS_NUM_THREADS=1 $sb run dfratom_scf --backend cuda --size 30 --reps 3 --quiet --param eigensolver=lapack \
+    | grep -E "^time|eigensolve" || fail=1
+  for e in lapack cusolver; do
+    for a in Be:12 Ne:16; do
+      printf '%s %s: ' $e $a
+      $sb validate dfratom_scf --backend cuda --size ${a#*:} --quiet --param atom=${a%%:*} --param eigensolver=$e \
+        | grep -E "VALIDATION (PASSED|FAILED)" || fail=1
+    done
+  done
   echo "== dfratom_scf: nonrelativistic limit (point nucleus) vs numerical HF (cuda)"
   NR="--param hamiltonian=schrodinger --param nucleus=point"
   DFR cuda 34 .atom-Ne.schrodinger --reps 1 --param atom=Ne $NR --param beta=1.8 --param np=30
