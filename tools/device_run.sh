@@ -95,11 +95,11 @@ dfratom_scf)
   DFR cuda 30 "" --reps 3
   DFR cuda 30 .atom-Rn --reps 2 --param atom=Rn
   DFR openmp_simd 30 "" --reps 1 --warmup 0
-  echo "== dfratom_scf: the eigensolver on cuda, LAPACKE dsygvd on the host against cuSOLVER (the default)"
-  DFR cuda 30 .eigensolver-lapack --reps 3 --param eigensolver=lapack
-  DFR cuda 30 .atom-Rn.eigensolver-lapack --reps 2 --param atom=Rn --param eigensolver=lapack
-  echo "-- the same, lapack with OPENBLAS_NUM_THREADS=1 (tiny dsygvd calls pay for OpenBLAS threads)"
-  OPENBLAS_NUM_THREADS=1 $sb run dfratom_scf --backend cuda --size 30 --reps 3 --quiet --param eigensolver=lapack \
+  echo "== dfratom_scf: the eigensolver on cuda, cuSOLVER against LAPACKE dsygvd on the host (the default)"
+  DFR cuda 30 .eigensolver-cusolver --reps 3 --param eigensolver=cusolver
+  DFR cuda 30 .atom-Rn.eigensolver-cusolver --reps 2 --param atom=Rn --param eigensolver=cusolver
+  echo "-- the default (lapack) with OPENBLAS_NUM_THREADS=1 (tiny dsygvd calls pay for OpenBLAS threads)"
+  OPENBLAS_NUM_THREADS=1 $sb run dfratom_scf --backend cuda --size 30 --reps 3 --quiet \
     | grep -E "^time|eigensolve" || fail=1
   for e in lapack cusolver; do
     for a in Be:12 Ne:16; do

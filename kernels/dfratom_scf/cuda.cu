@@ -133,6 +133,9 @@ extern "C" int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
         if ((dirac ? 2 : 1) * y->n[s] > e->maxd) e->maxd = (dirac ? 2 : 1) * y->n[s];
     size_t nn = (size_t)e->maxd * e->maxd;
     DFR_SOLVER(cusolverDnCreate(&e->solver));
+    /* the SCF's convergence test compares densities between iterations: a solver that may
+     * return bitwise different vectors for the same F would put a noise floor under it */
+    DFR_SOLVER(cusolverDnSetDeterministicMode(e->solver, CUSOLVER_DETERMINISTIC_RESULTS));
     SB_CU(cudaMalloc(&e->A, sizeof(double) * nn));
     SB_CU(cudaMalloc(&e->B, sizeof(double) * nn));
     SB_CU(cudaMalloc(&e->w, sizeof(double) * e->maxd));

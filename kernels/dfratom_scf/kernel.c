@@ -44,8 +44,8 @@ static const sb_param_spec dfr_params[] = {
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
     {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
-    {"eigensolver", "auto", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
-                            "cusolver (cusolverDnDsygvd, cuda backend only); auto: cusolver on cuda, else lapack"},
+    {"eigensolver", "lapack", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
+                              "cusolver (cusolverDnDsygvd on the GPU, cuda backend only)"},
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
