@@ -266,6 +266,10 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Subfolders holding other tools' JSON beside a machine's results: hyperfine's exports and
+ * tools/eri_libint2's benchmark lines. */
+static int foreign_dir(const char *name) { return !strcmp(name, "hyperfine") || !strcmp(name, "libint2"); }
+
 /* Appends the *.json under dir (and one level of subfolders when depth > 0), sorted. */
 static int list_json(const char *dir, int depth, char ***out, int *n)
 {
@@ -278,7 +282,7 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
         if (e->d_name[0] == '.') continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (is_dir(path)) {
-            if (depth > 0 && strcmp(e->d_name, "hyperfine")) list_json(path, depth - 1, out, n);
+            if (depth > 0 && !foreign_dir(e->d_name)) list_json(path, depth - 1, out, n);
             continue;
         }
         if (!ends_with(e->d_name, ".json")) continue;

@@ -17,7 +17,7 @@ export OMP_PROC_BIND=close OMP_PLACES=cores
 sb=build/scibench
 machine=$($sb machine)
 res=$out/res/$machine res512=$out/res/$machine-avx512
-mkdir -p "$res" "$res512"
+mkdir -p "$res/libint2" "$res512"
 exec > >(tee "$out/log.txt") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 lscpu | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)|L3"
@@ -143,7 +143,7 @@ eri_brush)
     for th in 16 $th1; do
       [ -x build/tools/eri_libint2 ] || { echo "SKIP: build/tools/eri_libint2 not carried"; break; }
       timeout $lim build/tools/eri_libint2 bench --molecule $m --basis $bs --threads $th --reps 1 \
-        --json "$res/eri_brush.libint2.$m.$bs.threads-$th.json" | tail -3 || fail=1
+        --json "$res/libint2/eri_brush.libint2.$m.$bs.threads-$th.json" | tail -3 || fail=1
     done
   done
   echo "== eri_brush cuda: water clusters and taxol"
@@ -162,13 +162,13 @@ eri_libint2)
     m=${mb%%:*} bs=${mb#*:}
     echo "== $m/$bs: openmp_simd and libint2, 16 threads then 1"
     ERI .molecule-$m.basis-$bs --reps 3 --param molecule=$m --param basis=$bs
-    L2 --molecule $m --basis $bs --threads 16 --reps 3 --json "$res/eri_brush.libint2.$m.$bs.threads-16.json"
+    L2 --molecule $m --basis $bs --threads 16 --reps 3 --json "$res/libint2/eri_brush.libint2.$m.$bs.threads-16.json"
     OMP_NUM_THREADS=1 ERI .molecule-$m.basis-$bs.threads-1 --reps 1 --warmup 0 --param molecule=$m --param basis=$bs --param oracle=0
-    L2 --molecule $m --basis $bs --threads 1 --reps 1 --warmup 0 --json "$res/eri_brush.libint2.$m.$bs.threads-1.json"
+    L2 --molecule $m --basis $bs --threads 1 --reps 1 --warmup 0 --json "$res/libint2/eri_brush.libint2.$m.$bs.threads-1.json"
   done
   echo "== taxol/def2-svp: openmp_simd and libint2, 16 threads, one timed J build each"
   ERI .molecule-taxol.basis-def2-svp --reps 1 --warmup 0 --param molecule=taxol --param basis=def2-svp --param oracle=1
-  L2 --molecule taxol --basis def2-svp --threads 16 --reps 1 --warmup 0 --json "$res/eri_brush.libint2.taxol.def2-svp.threads-16.json"
+  L2 --molecule taxol --basis def2-svp --threads 16 --reps 1 --warmup 0 --json "$res/libint2/eri_brush.libint2.taxol.def2-svp.threads-16.json"
   ;;
 eri_taxol)
   # issue 6's GPU bar: CUDA against the 16-core OpenMP backend on taxol/cc-pvdz, same run
