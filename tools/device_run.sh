@@ -111,6 +111,7 @@ dfratom_scf)
   echo "== dfratom_scf: nonrelativistic limit (point nucleus) vs numerical HF (cuda)"
   NR="--param hamiltonian=schrodinger --param nucleus=point"
   DFR cuda 34 .atom-Ne.schrodinger --reps 1 --param atom=Ne $NR --param beta=1.8 --param np=30
+  # K = 40 fails the 1e-6 check by design (1.7e-5 Eh: the basis, not the method): the basis-convergence step
   DFR cuda 40 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.8 --param alpha=0.03 --param np=34 --param nd=28
   DFR cuda 50 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.65 --param alpha=0.02 --param np=42 --param nd=34
   DFR cuda 60 .atom-Xe.schrodinger --reps 1 $NR --param beta=1.55 --param alpha=0.015 --param np=50 --param nd=40
