@@ -39,7 +39,7 @@ void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
 
-/* d->backend set: the eigensolver's default and its check depend on it */
+/* d->backend must be set: eigensolver=cusolver is refused on the CPU backends */
 int dfr_case_parse(sb_params *p, dfr_case *d);
 int dfr_validate(sb_case *c, sb_validation *v);
 #endif
