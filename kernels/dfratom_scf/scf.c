@@ -12,9 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dfratom_scf/dfr.h"
+#include "sb_omp.h"
 
 #define DIIS_MAX 10
 
@@ -100,13 +100,6 @@ static void diis_step(diis *d, int m, long size, double *F, const double *err)
     }
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void diis_free(diis *d)
 {
     for (int i = 0; i < DIIS_MAX; ++i) {
@@ -184,13 +177,13 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
             memcpy(A, Ff + L.foff[s], sizeof(double) * d * d);
             memcpy(B, Mf + L.foff[s], sizeof(double) * d * d);
             int info = 0;
-            double t0 = now();
+            double t0 = sb_clock_seconds();
             if (g->eig) {
                 if ((rc = g->eig(g->eig_priv, d, A, B, w, &info))) goto out;
             } else {
                 info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, B, d, w);
             }
-            r->t_eig += now() - t0;
+            r->t_eig += sb_clock_seconds() - t0;
             if (info != 0) {
                 sb_error("dfratom_scf: %s failed (info %d) for kappa=%d at iteration %d: the basis is "
                          "numerically linearly dependent or the Fock matrix is not finite",

@@ -7,12 +7,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "eri_brush/boys.h"
 #include "eri_brush/digest.h"
 #include "eri_brush/eri.h"
 #include "sb.h"
+#include "sb_omp.h"
 
 #define RL 3                   /* highest shell l served */
 #define RE (2 * RL)            /* highest l on one side of the vertical recurrence */
@@ -260,13 +260,6 @@ void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *o
 
 /* ---- eri_ops_reference ---- */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int ref_prepare(eri_batch *bt)
 {
     (void)bt;
@@ -290,7 +283,7 @@ static int ref_run(eri_batch *bt)
     if (bt->mode == ERI_MODE_DIGEST) memset(bt->M, 0, (size_t)nbf * nbf * sizeof *bt->M);
     bt->threads = 1;
     for (int g = 0; g < w->nseg; g++) {
-        const double t0 = now();
+        const double t0 = sb_clock_seconds();
         for (long i = w->seg[g].q0; i < w->seg[g].q1; i++) {
             const int P = w->q[i].P, Q = w->q[i].Q;
             const int a = ps->pair[P].a, b = ps->pair[P].b, c = ps->pair[Q].a, d = ps->pair[Q].b;
@@ -304,7 +297,7 @@ static int ref_run(eri_batch *bt)
                 memcpy(bt->store + w->store_off[i], I,
                        (size_t)(w->store_off[i + 1] - w->store_off[i]) * sizeof *I);
         }
-        if (bt->seg_seconds) bt->seg_seconds[g] = now() - t0;
+        if (bt->seg_seconds) bt->seg_seconds[g] = sb_clock_seconds() - t0;
     }
     free(I);
     return SB_OK;

@@ -2,11 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "eri_brush/boys.h"
 #include "eri_brush/ericase.h"
+#include "sb_omp.h"
 
 static const char *const shipped_molecules[] = {"water", "benzene", "vitamin_c", "taxol", "valinomycin", NULL};
 static const char *const shipped_bases[] = {"sto-3g", "6-31gs", "cc-pvdz", "def2-svp", NULL};
@@ -113,18 +113,11 @@ static int load_inputs(eri_case *ec)
     return SB_OK;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
 {
     memset(ec, 0, sizeof *ec);
     ec->cfg = *cfg;
-    double t0 = now();
+    double t0 = sb_clock_seconds();
     ec->ops = eri_ops_for(be);
     if (!ec->ops) {
         sb_error("eri_brush: not implemented for backend %s", sb_backend_name(be));
@@ -164,7 +157,7 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     b->bas = &ec->bas, b->ps = &ec->ps, b->w = &ec->w;
     b->boys = eri_boys_table();
     b->mode = cfg->mode, b->D = ec->D, b->M = ec->M, b->store = ec->store;
-    ec->setup_seconds = now() - t0;
+    ec->setup_seconds = sb_clock_seconds() - t0;
     return SB_OK;
 }
 

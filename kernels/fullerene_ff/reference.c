@@ -4,17 +4,10 @@
  * isomers of each stage's monotonic-clock time. Options left at 0 take the defaults of
  * optimise.h: gtol = FF_GTOL_DEFAULT, maxit = FF_MAXIT_PER_ATOM * N. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "fullerene_ff/ff.h"
 #include "fullerene_ff/optimise.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "sb_omp.h"
 
 static int ref_prepare(ff_batch *b)
 {
@@ -32,16 +25,16 @@ static int ref_run(ff_batch *b)
         ff_atom *g = b->graph + m * N;
         double *X = b->X + m * 3 * N;
         ff_result *r = &b->res[m];
-        double t0 = now();
+        double t0 = sb_clock_seconds();
         if (ff_dualise(N, b->dual + m * F * 6, g)) return SB_EXIT_RUNTIME;
-        double t1 = now();
+        double t1 = sb_clock_seconds();
         const int sweeps = ff_tutte(N, g, xy);
-        double t2 = now();
+        double t2 = sb_clock_seconds();
         ff_project(N, g, xy, X);
-        double t3 = now();
+        double t3 = sb_clock_seconds();
         ff_optimise(N, g, X, &o, r);
         r->tutte_sweeps = sweeps;
-        double t4 = now();
+        double t4 = sb_clock_seconds();
         t.dualise += t1 - t0, t.tutte += t2 - t1, t.project += t3 - t2, t.optimise += t4 - t3;
     }
     b->t = t;
