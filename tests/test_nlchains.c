@@ -51,7 +51,7 @@ static void test_yoshida_weights(void **state)
     assert_true(fabs(s1 - 1.0) < 1e-15);
     assert_true(fabs(s3) < 1e-14);
     assert_true(fabs(s5) < 1e-14);
-    nlc_coefs k = nlc_make_coefs(0.1);
+    nlc_coefs k = nlc_make_coefs(0.1, 1.0);
     double kick = k.kfirst + k.klast, drift = 0;
     for (int s = 0; s < 6; s++) kick += k.kmid[s];
     for (int s = 0; s < 7; s++) drift += k.drift[s];
@@ -308,29 +308,51 @@ static void test_validation_detects_doctored_state(void **state)
     nlc_destroy(&m);
 }
 
-/* The libm-free expm1 that makes the toda force vectorise: within 2 ulp of libm
- * over its whole range, exact at 0, and accurate near 0 where cancellation would hurt. */
-static void test_expm1_matches_libm(void **state)
+/* Toda's table exponential (physics.h) against long-double libm: every table entry
+ * correctly rounded; e(r) = expm1(2 alpha r) within ulp (2 |e| + (1 + |x|) e^x): the
+ * table's half ulp of 2^(j/128) is an absolute error of the size of an ulp of e^x (it
+ * survives the subtraction of 1, as in any table exp), and the one-part reduction
+ * constants perturb x by ~|x| ulp. For |x| <= ln2/256 (no table, s = 1) e(r) keeps full
+ * relative accuracy, 2 ulp, which is what the kicks of a small-amplitude chain need.
+ * Over x in [-700, 700] and near 0, for several alpha; exact at 0, -1 below x = -708. */
+static void test_toda_em_matches_libm(void **state)
 {
     (void)state;
+    const long double ulp = 0x1p-52L;
+    for (int j = 0; j < 128; j++) {
+        long double want = exp2l(j / 128.0L);
+        assert_true(fabsl(nlc_exp2_tab[j] - want) <= 0.5L * ulp * want * (1.0L + 1e-6L));
+    }
+    static const double alphas[] = {0.25, 1.0, 0.37, -0.6, 3.1e-3};
     double worst = 0.0;
-    for (double x = -700.0; x <= 700.0; x += 0.0137) {
-        double ref = expm1(x);
-        worst = fmax(worst, fabs(nlc_expm1(x) - ref) / fabs(ref));
+    for (size_t a = 0; a < sizeof alphas / sizeof alphas[0]; a++) {
+        const double al = alphas[a];
+        const nlc_toda_k tk = nlc_toda_prepare(al);
+        for (int part = 0; part < 2; part++) {
+            const double x0 = part ? -1e-3 : -700.0, x1 = -x0, dx = part ? 1.3e-7 : 0.0137;
+            for (double x = x0; x <= x1; x += dx) {
+                const double r = x / (2.0 * al);
+                const long double want = expm1l(2.0L * al * r);
+                if (want == 0.0L) continue;
+                const long double x2 = 2.0L * al * r, err = fabsl(nlc_toda_em(r, &tk) - want);
+                const long double allow = fabsl(x2) <= 0.6931471805599453L / 256
+                                              ? 2.0L * ulp * fabsl(want)
+                                              : ulp * (2.0L * fabsl(want) + (1.0L + fabsl(x2)) * expl(x2));
+                if (err > allow) print_message("alpha %g x %.17g: error %.3Le > %.3Le\n", al, x, err, allow);
+                assert_true(err <= allow);
+                if (fabs(x) <= 1.0) worst = fmax(worst, (double)(err / (ulp * (fabsl(want) + expl(x2)))));
+            }
+        }
+        assert_true(nlc_toda_em(0.0, &tk) == 0.0);
+        assert_true(nlc_toda_em(-800.0 / (2.0 * al), &tk) == -1.0);
     }
-    for (double x = -1e-3; x <= 1e-3; x += 1.3e-7) {
-        double ref = expm1(x);
-        if (ref != 0.0) worst = fmax(worst, fabs(nlc_expm1(x) - ref) / fabs(ref));
-    }
-    print_message("nlc_expm1: max relative error %.2e (%.2f ulp)\n", worst, worst / 2.220446049250313e-16);
-    assert_true(worst <= 2.0 * 2.220446049250313e-16);
-    assert_true(nlc_expm1(0.0) == 0.0);
+    print_message("nlc_toda_em: max error %.2f ulp of |e| + e^x for |2 alpha r| <= 1\n", worst);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_expm1_matches_libm),
+        cmocka_unit_test(test_toda_em_matches_libm),
         cmocka_unit_test(test_yoshida_weights),
         cmocka_unit_test(test_force_is_minus_energy_gradient),
         cmocka_unit_test(test_single_mode_energy),

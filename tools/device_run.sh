@@ -61,6 +61,8 @@ nlchains)
   done
   echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
   run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0
+  echo "== nlchains cuda fput: the same collection, synchronous (A/B for collect=async)"
+  run $sb "$res" cuda 1024 .collect-sync --reps 5 --param collect=sync
   for model in fput toda dnkg dnls; do
     tag=.copies-1024; [ $model = fput ] || tag=.copies-1024.model-$model
     run $sb "$res" openmp_simd 1024 "$tag" --reps 3 --param model=$model --param copies=1024

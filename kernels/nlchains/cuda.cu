@@ -75,12 +75,26 @@ typedef nlc_coefs coefs;
 
 struct model_par {
     double alpha, beta, m;
+    nlc_toda_k tk;
 };
+
+/* 2^(j/128) for toda's exponential; each kernel that integrates toda copies it into
+ * nlc_exp2_sh (physics.h) as 32-bit halves before its first barrier. */
+__constant__ double c_exp2[128] = NLC_EXP2_128;
+template <int MODEL>
+__device__ __forceinline__ void load_exp2_table()
+{
+    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128; i += blockDim.x) {
+        nlc_exp2_sh[i] = (uint32_t)__double2hiint(c_exp2[i]);
+        nlc_exp2_sh[128 + i] = (uint32_t)__double2loint(c_exp2[i]);
+    }
+}
 
 struct cu_state {
     int model, N, path, S, W; /* S sites per lane, W warps per chain (PATH_MWARP) */
     long C;
-    double *q, *p;          /* chain-major state (fput/toda/dnkg) */
+    double *q, *p;          /* chain-major state (fput/toda/dnkg), current */
+    double *qb, *pb;        /* the other pair: each steps() call reads q, p, writes qb, pb, swaps */
     double *f;              /* global force scratch (PATH_BLOCK_GLOBAL) */
     cufftDoubleComplex *psi;    /* dnls state */
     cufftDoubleComplex *phase;  /* dnls: [4][N] exp(i 2 cos(2 pi k/N) w_j h) / N, j = 0..3 */
@@ -94,13 +108,19 @@ struct cu_state {
     model_par mp;
     int block, grid;
     size_t smem;
+    /* asynchronous mode energies: on stream col, from the state pair col_q (never written
+     * while ev_col is pending), result in pinned ek_host */
+    cudaStream_t col;
+    cudaEvent_t ev_state, ev_col;
+    double *ek_host;
+    const double *col_q;
 };
 
 /* ---- forces ---------------------------------------------------------------- */
 template <int MODEL>
 __device__ __forceinline__ double bond_force(double r, const model_par &mp)
 {
-    if (MODEL == NLC_TODA) return nlc_toda_bond_force(r, mp.alpha); /* physics.h: libm-free expm1 */
+    if (MODEL == NLC_TODA) return nlc_toda_em(r, &mp.tk); /* 2 alpha V': the kicks carry 1/(2 alpha) */
     return nlc_fput_bond_force(r, mp.alpha, mp.beta);
 }
 
@@ -118,7 +138,7 @@ __device__ __forceinline__ void lane_kick(double (&q)[S], double (&p)[S], double
         for (int j = 0; j < S; j++) {
             const double qm = j > 0 ? q[j - 1] : ql;
             const double qp = j < S - 1 ? q[j + 1] : qr;
-            p[j] += c * nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta);
+            p[j] = nlc_kick(p[j], c, nlc_dnkg_force(qm, q[j], qp, mp.m, mp.beta));
         }
     } else {
         const double flast = bond_force<MODEL>(qr - q[S - 1], mp); /* bond (last, last + 1) */
@@ -127,10 +147,10 @@ __device__ __forceinline__ void lane_kick(double (&q)[S], double (&p)[S], double
 #pragma unroll
         for (int j = 0; j < S - 1; j++) {
             const double f = bond_force<MODEL>(q[j + 1] - q[j], mp);
-            p[j] += c * (f - fprev);
+            p[j] = nlc_kick(p[j], c, f - fprev);
             fprev = f;
         }
-        p[S - 1] += c * (flast - fprev);
+        p[S - 1] = nlc_kick(p[S - 1], c, flast - fprev);
     }
 }
 
@@ -145,8 +165,9 @@ __device__ __forceinline__ void warp_kick(double (&q)[S], double (&p)[S], double
 }
 
 template <int MODEL, int S>
-__global__ void __launch_bounds__(WARP_BLOCK) nlc_warp_steps(double *__restrict__ Q, double *__restrict__ P, long C,
-                                                             long nsteps, coefs k, model_par mp)
+__global__ void __launch_bounds__(WARP_BLOCK)
+    nlc_warp_steps(const double *__restrict__ Q, const double *__restrict__ P, double *__restrict__ Qo,
+                   double *__restrict__ Po, long C, long nsteps, coefs k, model_par mp)
 {
     const int lane = threadIdx.x & 31;
     const long chain = (long)blockIdx.x * (WARP_BLOCK / 32) + (threadIdx.x >> 5);
@@ -159,6 +180,7 @@ __global__ void __launch_bounds__(WARP_BLOCK) nlc_warp_steps(double *__restrict_
         kd[threadIdx.x] = k.drift[threadIdx.x];
         kk[threadIdx.x] = threadIdx.x < 6 ? k.kmid[threadIdx.x] : k.kjoin;
     }
+    load_exp2_table<MODEL>();
     __syncthreads();
     if (chain >= C) return; /* whole warps leave together, after the barrier */
     double q[S], p[S];
@@ -173,15 +195,15 @@ __global__ void __launch_bounds__(WARP_BLOCK) nlc_warp_steps(double *__restrict_
         for (int s = 0; s < 7; s++) {
             const double d = kd[s];
 #pragma unroll
-            for (int j = 0; j < S; j++) q[j] += d * p[j];
+            for (int j = 0; j < S; j++) q[j] = nlc_drift(q[j], d, p[j]);
             const double c = (s == 6 && n == nsteps - 1) ? k.klast : kk[s];
             warp_kick<MODEL, S>(q, p, c, mp, lane);
         }
     }
 #pragma unroll
     for (int j = 0; j < S; j++) {
-        Q[base + j] = q[j];
-        P[base + j] = p[j];
+        Qo[base + j] = q[j];
+        Po[base + j] = p[j];
     }
 }
 
@@ -219,7 +241,8 @@ constexpr int mw_min_blocks(int MODEL, int S, int W)
 
 template <int MODEL, int S, int W>
 __global__ void __launch_bounds__(32 * W, mw_min_blocks(MODEL, S, W))
-    nlc_mwarp_steps(double *__restrict__ Q, double *__restrict__ P, long nsteps, coefs k, model_par mp)
+    nlc_mwarp_steps(const double *__restrict__ Q, const double *__restrict__ P, double *__restrict__ Qo,
+                    double *__restrict__ Po, long nsteps, coefs k, model_par mp)
 {
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const long base = (long)blockIdx.x * (32 * S * W) + (long)threadIdx.x * S;
@@ -229,6 +252,7 @@ __global__ void __launch_bounds__(32 * W, mw_min_blocks(MODEL, S, W))
         kd[threadIdx.x] = k.drift[threadIdx.x];
         kk[threadIdx.x] = threadIdx.x < 6 ? k.kmid[threadIdx.x] : k.kjoin;
     }
+    load_exp2_table<MODEL>();
     /* the first mw_kick's barrier orders these writes before any read */
     double q[S], p[S];
 #pragma unroll
@@ -243,7 +267,7 @@ __global__ void __launch_bounds__(32 * W, mw_min_blocks(MODEL, S, W))
         for (int s = 0; s < 7; s++) {
             const double d = kd[s];
 #pragma unroll
-            for (int j = 0; j < S; j++) q[j] += d * p[j];
+            for (int j = 0; j < S; j++) q[j] = nlc_drift(q[j], d, p[j]);
             const double c = (s == 6 && n == nsteps - 1) ? k.klast : kk[s];
             mw_kick<MODEL, S, W>(q, p, c, mp, lane, w, hf[buf], hl[buf]);
             buf ^= 1;
@@ -251,8 +275,8 @@ __global__ void __launch_bounds__(32 * W, mw_min_blocks(MODEL, S, W))
     }
 #pragma unroll
     for (int j = 0; j < S; j++) {
-        Q[base + j] = q[j];
-        P[base + j] = p[j];
+        Qo[base + j] = q[j];
+        Po[base + j] = p[j];
     }
 }
 
@@ -278,13 +302,16 @@ __device__ __forceinline__ double blk_site_force(const double *f, int i, int N)
     return f[i] - f[i == 0 ? N - 1 : i - 1];
 }
 
+/* SMEM: from Q, P through shared memory to Qo, Po; global: in place on Qo, Po (the host
+ * copies the state there first). */
 template <int MODEL, bool SMEM>
-__global__ void __launch_bounds__(BLK_THREADS) nlc_block_steps(double *__restrict__ Q, double *__restrict__ P,
-                                                               double *__restrict__ F, int N, long nsteps, coefs k,
-                                                               model_par mp)
+__global__ void __launch_bounds__(BLK_THREADS) nlc_block_steps(const double *Q, const double *P, double *Qo,
+                                                               double *Po, double *__restrict__ F, int N,
+                                                               long nsteps, coefs k, model_par mp)
 {
     extern __shared__ double sh[];
     const long off = (long)blockIdx.x * N;
+    load_exp2_table<MODEL>();
     double *q, *p, *f;
     if (SMEM) {
         q = sh;
@@ -296,30 +323,31 @@ __global__ void __launch_bounds__(BLK_THREADS) nlc_block_steps(double *__restric
         }
         __syncthreads();
     } else {
-        q = Q + off;
-        p = P + off;
+        q = Qo + off;
+        p = Po + off;
         f = F + off;
+        __syncthreads(); /* the exp2 table */
     }
     blk_forces<MODEL>(q, f, N, mp);
     __syncthreads();
-    for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] += k.kfirst * blk_site_force<MODEL>(f, i, N);
+    for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] = nlc_kick(p[i], k.kfirst, blk_site_force<MODEL>(f, i, N));
     __syncthreads();
     for (long n = 0; n < nsteps; n++) {
         for (int s = 0; s < 7; s++) {
             const double d = k.drift[s];
             const double c = s < 6 ? k.kmid[s] : (n == nsteps - 1 ? k.klast : k.kjoin);
-            for (int i = threadIdx.x; i < N; i += blockDim.x) q[i] += d * p[i];
+            for (int i = threadIdx.x; i < N; i += blockDim.x) q[i] = nlc_drift(q[i], d, p[i]);
             __syncthreads();
             blk_forces<MODEL>(q, f, N, mp);
             __syncthreads();
-            for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] += c * blk_site_force<MODEL>(f, i, N);
+            for (int i = threadIdx.x; i < N; i += blockDim.x) p[i] = nlc_kick(p[i], c, blk_site_force<MODEL>(f, i, N));
             __syncthreads();
         }
     }
     if (SMEM) {
         for (int i = threadIdx.x; i < N; i += blockDim.x) {
-            Q[off + i] = q[i];
-            P[off + i] = p[i];
+            Qo[off + i] = q[i];
+            Po[off + i] = p[i];
         }
     }
 }
@@ -413,7 +441,7 @@ void mw_launch(const cu_state *st, long nsteps)
 {
 #define NLC_MW_GO(SS, WW)                                                                      \
     if (st->S == SS && st->W == WW) {                                                          \
-        nlc_mwarp_steps<MODEL, SS, WW><<<st->grid, st->block>>>(st->q, st->p, nsteps, st->k, st->mp); \
+        nlc_mwarp_steps<MODEL, SS, WW><<<st->grid, st->block>>>(st->q, st->p, st->qb, st->pb, nsteps, st->k, st->mp); \
         return;                                                                                \
     }
     NLC_MW_COMBOS(NLC_MW_GO)
@@ -486,10 +514,11 @@ int cu_upload(nlc *m)
     st->model = m->cfg.model;
     st->N = N;
     st->C = C;
-    st->k = nlc_make_coefs(m->cfg.dt);
+    st->k = nlc_make_coefs(m->cfg.dt, nlc_kick_scale(&m->cfg));
     st->mp.alpha = m->cfg.alpha;
     st->mp.beta = m->cfg.beta;
     st->mp.m = m->cfg.m;
+    st->mp.tk = nlc_toda_prepare(m->cfg.alpha);
     if (C > 0x7fffffffL || (long)N * C > (1L << 40)) {
         sb_error("nlchains cuda: copies=%ld x N=%d too large for one batched transform", C, N);
         return SB_EXIT_USAGE;
@@ -531,6 +560,8 @@ int cu_upload(nlc *m)
     } else {
         SB_CU(cudaMalloc(&st->q, n * sizeof(double)));
         SB_CU(cudaMalloc(&st->p, n * sizeof(double)));
+        SB_CU(cudaMalloc(&st->qb, n * sizeof(double)));
+        SB_CU(cudaMalloc(&st->pb, n * sizeof(double)));
         SB_CU(cudaMemcpy(st->q, m->q, n * sizeof(double), cudaMemcpyHostToDevice));
         SB_CU(cudaMemcpy(st->p, m->p, n * sizeof(double), cudaMemcpyHostToDevice));
         const int S = N / 32;
@@ -574,12 +605,23 @@ int cu_upload(nlc *m)
     st->groups = (int)((C + RED_CHAINS - 1) / RED_CHAINS);
     SB_CU(cudaMalloc(&st->partial, (size_t)st->groups * st->nk * sizeof(double)));
     SB_CU(cudaMalloc(&st->ek, (size_t)N * sizeof(double)));
+    /* non-blocking: the legacy default stream, which integrates, never waits for it */
+    SB_CU(cudaStreamCreateWithFlags(&st->col, cudaStreamNonBlocking));
+    SB_CU(cudaEventCreateWithFlags(&st->ev_state, cudaEventDisableTiming));
+    SB_CU(cudaEventCreateWithFlags(&st->ev_col, cudaEventDisableTiming));
+    SB_CU(cudaMallocHost(&st->ek_host, (size_t)N * sizeof(double)));
     return SB_OK;
 }
 
-int launch_integrator(cu_state *st, long nsteps)
+int launch_integrator_into(cu_state *st, long nsteps)
 {
     const dim3 g(st->grid), b(st->block);
+    const size_t n = (size_t)st->N * st->C;
+    if (st->col_q == st->qb) SB_CU(cudaStreamWaitEvent(0, st->ev_col, 0));
+    if (st->path == PATH_BLOCK_GLOBAL) {
+        SB_CU(cudaMemcpyAsync(st->qb, st->q, n * sizeof(double), cudaMemcpyDeviceToDevice, 0));
+        SB_CU(cudaMemcpyAsync(st->pb, st->p, n * sizeof(double), cudaMemcpyDeviceToDevice, 0));
+    }
     if (st->path == PATH_MWARP) {
         if (st->model == NLC_FPUT) mw_launch<NLC_FPUT>(st, nsteps);
         else if (st->model == NLC_TODA) mw_launch<NLC_TODA>(st, nsteps);
@@ -590,17 +632,17 @@ int launch_integrator(cu_state *st, long nsteps)
 #define NLC_LAUNCH(MODEL)                                                                                         \
     if (st->path == PATH_WARP) {                                                                                  \
         switch (st->S) {                                                                                          \
-        case 1: nlc_warp_steps<MODEL, 1><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
-        case 2: nlc_warp_steps<MODEL, 2><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
-        case 4: nlc_warp_steps<MODEL, 4><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
-        case 8: nlc_warp_steps<MODEL, 8><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;           \
-        case 16: nlc_warp_steps<MODEL, 16><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;         \
-        default: nlc_warp_steps<MODEL, 32><<<g, b>>>(st->q, st->p, st->C, nsteps, st->k, st->mp); break;         \
+        case 1: nlc_warp_steps<MODEL, 1><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;           \
+        case 2: nlc_warp_steps<MODEL, 2><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;           \
+        case 4: nlc_warp_steps<MODEL, 4><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;           \
+        case 8: nlc_warp_steps<MODEL, 8><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;           \
+        case 16: nlc_warp_steps<MODEL, 16><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;         \
+        default: nlc_warp_steps<MODEL, 32><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->C, nsteps, st->k, st->mp); break;         \
         }                                                                                                         \
     } else if (st->path == PATH_BLOCK_SMEM) {                                                                     \
-        nlc_block_steps<MODEL, true><<<g, b, st->smem>>>(st->q, st->p, st->f, st->N, nsteps, st->k, st->mp);      \
+        nlc_block_steps<MODEL, true><<<g, b, st->smem>>>(st->q, st->p, st->qb, st->pb, st->f, st->N, nsteps, st->k, st->mp);      \
     } else {                                                                                                      \
-        nlc_block_steps<MODEL, false><<<g, b>>>(st->q, st->p, st->f, st->N, nsteps, st->k, st->mp);               \
+        nlc_block_steps<MODEL, false><<<g, b>>>(st->q, st->p, st->qb, st->pb, st->f, st->N, nsteps, st->k, st->mp);               \
     }
     if (st->model == NLC_FPUT) {
         NLC_LAUNCH(NLC_FPUT)
@@ -611,6 +653,20 @@ int launch_integrator(cu_state *st, long nsteps)
     }
 #undef NLC_LAUNCH
     SB_CU_LAUNCH();
+    return SB_OK;
+}
+
+/* Reads the pair q, p, writes qb, pb (after any collection still reading them), swaps. */
+int launch_integrator(cu_state *st, long nsteps)
+{
+    int rc = launch_integrator_into(st, nsteps);
+    if (rc) return rc;
+    double *t = st->q;
+    st->q = st->qb;
+    st->qb = t;
+    t = st->p;
+    st->p = st->pb;
+    st->pb = t;
     return SB_OK;
 }
 
@@ -655,24 +711,61 @@ int cu_steps(nlc *m, long nsteps)
     return SB_OK;
 }
 
-int cu_mode_energies(nlc *m, double *ek)
+/* The transforms and the two reductions of the current state into st->ek, on stream sm. */
+int mode_energies_on(cu_state *st, cudaStream_t sm)
 {
-    cu_state *st = static_cast<cu_state *>(m->dev);
     const cufftDoubleComplex *fq = st->work, *fp = st->work + (size_t)st->C * st->nk;
     if (st->model == NLC_DNLS) {
         NLC_FFT(cufftExecZ2Z(st->plan_z2z, st->psi, st->work, CUFFT_FORWARD));
         fp = NULL;
     } else {
+        NLC_FFT(cufftSetStream(st->plan_r2c, sm));
         NLC_FFT(cufftExecD2Z(st->plan_r2c, st->q, st->work));
         NLC_FFT(cufftExecD2Z(st->plan_r2c, st->p, st->work + (size_t)st->C * st->nk));
     }
     const dim3 g((st->nk + RED_THREADS - 1) / RED_THREADS, st->groups);
-    nlc_mode_partial<<<g, RED_THREADS>>>(fq, fp, st->partial, st->nk, st->N, st->C, st->model, st->mp.m);
+    nlc_mode_partial<<<g, RED_THREADS, 0, sm>>>(fq, fp, st->partial, st->nk, st->N, st->C, st->model, st->mp.m);
     SB_CU_LAUNCH();
-    nlc_mode_final<<<(st->N + RED_THREADS - 1) / RED_THREADS, RED_THREADS>>>(st->partial, st->ek, st->nk, st->groups,
-                                                                             st->N, st->C);
+    nlc_mode_final<<<(st->N + RED_THREADS - 1) / RED_THREADS, RED_THREADS, 0, sm>>>(st->partial, st->ek, st->nk,
+                                                                                  st->groups, st->N, st->C);
     SB_CU_LAUNCH();
+    return SB_OK;
+}
+
+int cu_mode_energies(nlc *m, double *ek)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    SB_CU(cudaStreamWaitEvent(0, st->ev_col, 0)); /* the work buffers, after any collection */
+    int rc = mode_energies_on(st, 0);
+    if (rc) return rc;
     SB_CU(cudaMemcpy(ek, st->ek, (size_t)st->N * sizeof(double), cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
+/* fput/toda/dnkg: the transforms run on st->col behind an event on the integrating
+ * stream, reading the pair that steps() just wrote; the next steps() reads it too and
+ * writes the other pair, so only the one after waits for ev_col (launch_integrator_into).
+ * dnls integrates in place with the same plan: its collection stays synchronous. */
+int cu_mode_energies_start(nlc *m)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    if (st->model == NLC_DNLS) return cu_mode_energies(m, st->ek_host);
+    SB_CU(cudaEventRecord(st->ev_state, 0));
+    SB_CU(cudaStreamWaitEvent(st->col, st->ev_state, 0));
+    int rc = mode_energies_on(st, st->col);
+    if (rc) return rc;
+    SB_CU(cudaMemcpyAsync(st->ek_host, st->ek, (size_t)st->N * sizeof(double), cudaMemcpyDeviceToHost, st->col));
+    SB_CU(cudaEventRecord(st->ev_col, st->col));
+    st->col_q = st->q;
+    return SB_OK;
+}
+
+int cu_mode_energies_wait(nlc *m, double *ek)
+{
+    cu_state *st = static_cast<cu_state *>(m->dev);
+    SB_CU(cudaEventSynchronize(st->ev_col));
+    st->col_q = NULL;
+    memcpy(ek, st->ek_host, (size_t)st->N * sizeof(double));
     return SB_OK;
 }
 
@@ -704,8 +797,17 @@ void cu_release(nlc *m)
     if (!st) return;
     if (st->have_r2c) cufftDestroy(st->plan_r2c);
     if (st->have_z2z) cufftDestroy(st->plan_z2z);
+    if (st->col) {
+        cudaStreamSynchronize(st->col);
+        cudaStreamDestroy(st->col);
+    }
+    if (st->ev_state) cudaEventDestroy(st->ev_state);
+    if (st->ev_col) cudaEventDestroy(st->ev_col);
+    cudaFreeHost(st->ek_host);
     cudaFree(st->q);
     cudaFree(st->p);
+    cudaFree(st->qb);
+    cudaFree(st->pb);
     cudaFree(st->f);
     cudaFree(st->psi);
     cudaFree(st->phase);
@@ -750,4 +852,5 @@ int cu_launches(nlc *m, sb_launch *out, int max)
 
 } // namespace
 
-extern "C" const nlc_ops nlc_ops_cuda = {cu_upload, cu_steps, cu_mode_energies, cu_download, cu_release, cu_launches};
+extern "C" const nlc_ops nlc_ops_cuda = {cu_upload,  cu_steps,    cu_mode_energies,      cu_download,
+                                         cu_release, cu_launches, cu_mode_energies_start, cu_mode_energies_wait};

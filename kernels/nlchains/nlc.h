@@ -25,6 +25,7 @@ typedef struct nlc_config {
     long steps_per_rep; /* full 6th-order steps per timed repetition */
     long batch;         /* collect mode energies every `batch` steps (0: never inside a rep) */
     double entropy_limit; /* stop early (between batches) when the entropy falls below; 0 = off */
+    int collect_sync;     /* --param collect=sync: no asynchronous collection even where possible */
     uint64_t seed;
     const char *init_file; /* NULL: deterministic initial state from the seed */
     const char *dump;      /* NULL: no dumps; else a file prefix */
@@ -43,6 +44,11 @@ typedef struct nlc_ops {
     int (*download)(nlc *m);            /* backend -> host q, p */
     void (*release)(nlc *m);
     int (*launches)(nlc *m, sb_launch *out, int max); /* GPU only; NULL on CPU backends */
+    /* Asynchronous collection (NULL where there is none): start snapshots the mode
+     * energies of the current state and returns at once, steps() may go on meanwhile;
+     * wait hands over the last started collection's ek (synchronises on it only). */
+    int (*mode_energies_start)(nlc *m);
+    int (*mode_energies_wait)(nlc *m, double *ek);
 } nlc_ops;
 
 struct nlc {
@@ -60,13 +66,16 @@ extern const nlc_ops nlc_ops_reference, nlc_ops_openmp_simd, nlc_ops_cuda;
 /* Coefficients of one steps() call with merged half-kicks (physics.h): kick(kfirst),
  * then for s = 0..6: drift(drift[s]) and kick(kmid[s]) (s < 6), or after s = 6 kick(kjoin)
  * between steps and kick(klast) after the last step. Every backend forms them with these
- * same expressions, so they round identically. */
+ * same expressions, so they round identically. The kicks are multiplied by ks:
+ * nlc_kick_scale(cfg), 1/(2 alpha) for toda, whose backends kick with nlc_toda_em
+ * = 2 alpha V' (physics.h), 1 otherwise (exactly the plain coefficients). */
 typedef struct nlc_coefs {
     double kfirst, klast, kjoin;
     double kmid[6];
     double drift[7];
 } nlc_coefs;
-nlc_coefs nlc_make_coefs(double dt);
+nlc_coefs nlc_make_coefs(double dt, double ks);
+double nlc_kick_scale(const nlc_config *cfg);
 
 /* Initial band: energy per site `energy` (norm per site for dnls) spread evenly over
  * the modes k0..k1 (and their mirrors N-k for the real models), random phases. */
@@ -108,16 +117,23 @@ void nlc_modes_destroy(nlc_modes *md);
 
 /* setup.c: the driver of a run. Advances in chunks that end on multiples of
  * cfg.batch, where it collects the mode energies and entropies, writes the dumps
- * and applies the entropy limit. */
+ * and applies the entropy limit. Where the backend collects asynchronously and the
+ * run neither dumps nor has an entropy limit (both need the result at once), a
+ * collection is started at its step and completed at the next one (or at flush):
+ * integration never waits for it. */
 typedef struct nlc_driver {
     double *ek;            /* mode energies of the last collection, N */
     double s_wt, s_info;   /* their entropies */
     long collections;
     long stop_step;        /* step at which the entropy fell below the limit; -1: not (yet) */
+    int pending;           /* an asynchronous collection is in flight (ops->mode_energies_start) */
+    int async;             /* collections were asynchronous */
 } nlc_driver;
 int nlc_driver_init(nlc_driver *d, const nlc *m);
 void nlc_driver_free(nlc_driver *d);
 int nlc_driver_advance(nlc *m, nlc_driver *d, long nsteps);
+/* Completes an asynchronous collection still in flight (before d->ek is read). */
+int nlc_driver_flush(nlc *m, nlc_driver *d);
 /* Writes <dump>-<step> (the ensemble, in the init-file format) and <dump>-linenergies-<step>. */
 int nlc_dump(nlc *m, const double *ek);
 

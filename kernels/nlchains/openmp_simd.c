@@ -1,14 +1,18 @@
 /* nlchains OpenMP-SIMD backend.
- * Chains are independent, so threads split the ensemble (static schedule) and each
- * thread runs all 7 x nsteps stages of one chain before the next: the chain is copied
- * into the thread's 64-byte aligned rows and stays in L1/L2 (3 rows of N doubles: 24 KiB
- * at N = 1024), and DRAM sees the state read and written once per steps() call.
- * Periodic ends without scalar code: each row keeps site i at index PAD + i with one
- * halo slot either side (q[-1] = q[N-1], q[N] = q[0]; the bond row's b[-1] = b[N-1]),
- * refreshed after each drift/bond pass, so every site loop is one `omp simd` loop of
- * contiguous loads. fput/toda: bond forces b_i = V'(q_{i+1} - q_i) are formed once per
- * stage and the kick is p_i += c (b_i - b_{i-1}), the same operations as reference.c,
- * so the trajectories agree bit for bit (-ffp-contract=off, no reassociation).
+ * fput / toda / dnkg: threads split the ensemble (static schedule) in groups of LANES
+ * chains; a thread copies a group into its 64-byte aligned rows site-major
+ * (row[i * LANES + l] = site i of chain l), so a site of all LANES chains is one or two
+ * vectors, and runs all 7 x nsteps stages on it before the next group. DRAM sees the
+ * state read and written once per steps() call (the rows, 2 N LANES doubles, stay in
+ * L2). A stage is one pass over the sites: the kick with the bond forces of the
+ * pre-drift q, then the drift with the new p, the previous bond force (or, for dnkg,
+ * the previous site's old q) carried in registers from one site to the next, the
+ * periodic wrap from site 0's old q saved before the pass. One pass with 2 loads and
+ * 2 stores per site (the first version made three passes, bond, kick and drift, with
+ * 7 loads and 3 stores, and reached 23-41 % of the FMA peak on fput). The operations
+ * are reference.c's, in the same order (physics.h, explicit fma, -ffp-contract=off), so
+ * the trajectories agree bit for bit. A short last group is padded with zero chains
+ * (zero force, never written back).
  * dnls: psi interleaved per chain, FFTW_MEASURE plans made once in upload and executed
  * on per-thread aligned arrays (new-array execute is thread-safe); the linear flow's
  * phase factors, divided by N, are tabulated for the four distinct stage weights. */
@@ -16,18 +20,19 @@
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "nlchains/nlc.h"
 #include "nlchains/physics.h"
 #include "sb_omp.h"
 
-#define PAD 8 /* doubles before site 0: keeps site 0 on a 64-byte boundary */
+/* Chains per group: two AVX2 vectors or one AVX-512 vector per site; two independent
+ * vectors keep both FMA pipes busy through the pass's dependency chain. */
+#define LANES 8
 
 typedef struct {
     int nt;              /* threads the buffers were made for */
-    size_t row;          /* doubles per row: PAD + N + halo, rounded to 8 */
-    double *buf;         /* nt x 3 rows (q, p, b) */
+    size_t row;          /* doubles per row: N * LANES */
+    double *buf;         /* nt x 2 rows (q, p) */
     nlc_modes *modes;
     fftw_complex *cbuf;  /* dnls: nt x 2 x N complex, per-thread aligned */
     size_t crow;         /* complex per thread-half, rounded to 4 (64 B) */
@@ -60,7 +65,7 @@ static int omp_upload_dnls(nlc *m, omp_state *st)
     st->fwd = fftw_plan_dft_1d(N, st->cbuf, st->cbuf + st->crow, FFTW_FORWARD, FFTW_MEASURE);
     st->bwd = fftw_plan_dft_1d(N, st->cbuf + st->crow, st->cbuf, FFTW_BACKWARD, FFTW_MEASURE);
     if (!st->fwd || !st->bwd) return SB_EXIT_RUNTIME;
-    nlc_coefs k = nlc_make_coefs(m->cfg.dt);
+    nlc_coefs k = nlc_make_coefs(m->cfg.dt, 1.0);
     for (int j = 0; j < 4; j++)
         for (int q = 0; q < N; q++) {
             double a = nlc_dnls_linear_phase(q, N, k.drift[j]);
@@ -76,70 +81,84 @@ static int omp_upload(nlc *m)
     m->dev = st;
     m->step = 0;
     st->nt = omp_get_max_threads();
-    st->row = ((size_t)PAD + m->cfg.N + 1 + 7) & ~(size_t)7;
-    st->buf = sb_aligned_alloc(3 * st->row * (size_t)st->nt * sizeof(double));
+    st->row = (size_t)m->cfg.N * LANES;
+    st->buf = sb_aligned_alloc(2 * st->row * (size_t)st->nt * sizeof(double));
     st->modes = nlc_modes_create(&m->cfg, 1);
     if (!st->buf || !st->modes) return SB_EXIT_RUNTIME;
     return m->cfg.model == NLC_DNLS ? omp_upload_dnls(m, st) : SB_OK;
 }
 
-/* ---- fput / toda / dnkg: one chain, rows q, p, b with sites at [0, N) ---- */
-static inline __attribute__((always_inline)) void omp_drift(double *restrict q, const double *restrict p, double d,
-                                                            int N)
+/* ---- fput / toda / dnkg: LANES chains, site-major rows q, p ---- */
+typedef struct {
+    double alpha, beta, m;
+    nlc_toda_k tk;
+} omp_par;
+
+/* The bond term of the bond (q, qn): V' (fput) or 2 alpha V' (toda, kicks scaled). */
+static inline __attribute__((always_inline)) double omp_bond(int model, const omp_par *mp, double q, double qn)
 {
-#pragma omp simd aligned(q, p : 64)
-    for (int i = 0; i < N; i++) q[i] += d * p[i];
-    q[-1] = q[N - 1], q[N] = q[0];
+    return model == NLC_TODA ? nlc_toda_em(qn - q, &mp->tk) : nlc_fput_bond_force(qn - q, mp->alpha, mp->beta);
 }
 
-/* model is a literal at each call site, so each model gets its own branch-free loops */
-static inline __attribute__((always_inline)) void omp_kick(int model, const nlc_config *cfg, const double *restrict q,
-                                                           double *restrict p, double *restrict b, double c, int N)
+/* One stage: p += c F(q) on every site, then (drift) q += d p. model and drift are
+ * literals at each call site, so each combination gets its own branch-free loops. */
+static inline __attribute__((always_inline)) void omp_pass(int model, int drift, const omp_par *mp,
+                                                           double *restrict Q, double *restrict P, double c,
+                                                           double d, int N)
 {
-    const double alpha = cfg->alpha, beta = cfg->beta, mm = cfg->m;
-    if (model == NLC_DNKG) {
-#pragma omp simd aligned(q, p : 64)
-        for (int i = 0; i < N; i++) p[i] += c * nlc_dnkg_force(q[i - 1], q[i], q[i + 1], mm, beta);
-        return;
+    double q0[LANES] __attribute__((aligned(64))), cr[LANES] __attribute__((aligned(64)));
+    const double *restrict ql = Q + (size_t)(N - 1) * LANES;
+    /* cr: the carried value, the left bond's term (fput/toda) or the left site's old q (dnkg) */
+#pragma omp simd aligned(Q, ql, q0, cr : 64)
+    for (int l = 0; l < LANES; l++) {
+        q0[l] = Q[l];
+        cr[l] = model == NLC_DNKG ? ql[l] : omp_bond(model, mp, ql[l], Q[l]);
     }
-    if (model == NLC_FPUT) {
-#pragma omp simd aligned(q, b : 64)
-        for (int i = 0; i < N; i++) b[i] = nlc_fput_bond_force(q[i + 1] - q[i], alpha, beta);
-    } else {
-#pragma omp simd aligned(q, b : 64)
-        for (int i = 0; i < N; i++) b[i] = nlc_toda_bond_force(q[i + 1] - q[i], alpha);
+    for (int i = 0; i < N; i++) {
+        double *restrict qi = Q + (size_t)i * LANES, *restrict pi = P + (size_t)i * LANES;
+        const double *restrict qn = i + 1 < N ? qi + LANES : q0;
+#pragma omp simd aligned(qi, pi, qn, cr : 64)
+        for (int l = 0; l < LANES; l++) {
+            const double q = qi[l];
+            double F;
+            if (model == NLC_DNKG) {
+                F = nlc_dnkg_force(cr[l], q, qn[l], mp->m, mp->beta);
+                cr[l] = q;
+            } else {
+                const double b = omp_bond(model, mp, q, qn[l]);
+                F = b - cr[l];
+                cr[l] = b;
+            }
+            const double p = nlc_kick(pi[l], c, F);
+            pi[l] = p;
+            if (drift) qi[l] = nlc_drift(q, d, p);
+        }
     }
-    b[-1] = b[N - 1];
-#pragma omp simd aligned(p, b : 64)
-    for (int i = 0; i < N; i++) p[i] += c * (b[i] - b[i - 1]);
 }
 
-static inline __attribute__((always_inline)) void omp_chain(int model, const nlc_config *cfg, const nlc_coefs *k,
-                                                            double *q, double *p, double *b, long nsteps)
+static inline __attribute__((always_inline)) void omp_group(int model, const omp_par *mp, const nlc_coefs *k,
+                                                            double *Q, double *P, int N, long nsteps)
 {
-    const int N = cfg->N;
-    q[-1] = q[N - 1], q[N] = q[0];
     double c = k->kfirst;
     for (long n = 0; n < nsteps; n++)
         for (int s = 0; s < NLC_STAGES; s++) {
-            omp_kick(model, cfg, q, p, b, c, N);
-            omp_drift(q, p, k->drift[s], N);
+            omp_pass(model, 1, mp, Q, P, c, k->drift[s], N);
             c = s < 6 ? k->kmid[s] : k->kjoin;
         }
-    omp_kick(model, cfg, q, p, b, k->klast, N);
+    omp_pass(model, 0, mp, Q, P, k->klast, 0.0, N);
 }
 
-static void omp_chain_fput(const nlc_config *cfg, const nlc_coefs *k, double *q, double *p, double *b, long n)
+static void omp_group_fput(const omp_par *mp, const nlc_coefs *k, double *Q, double *P, int N, long n)
 {
-    omp_chain(NLC_FPUT, cfg, k, q, p, b, n);
+    omp_group(NLC_FPUT, mp, k, Q, P, N, n);
 }
-static void omp_chain_toda(const nlc_config *cfg, const nlc_coefs *k, double *q, double *p, double *b, long n)
+static void omp_group_toda(const omp_par *mp, const nlc_coefs *k, double *Q, double *P, int N, long n)
 {
-    omp_chain(NLC_TODA, cfg, k, q, p, b, n);
+    omp_group(NLC_TODA, mp, k, Q, P, N, n);
 }
-static void omp_chain_dnkg(const nlc_config *cfg, const nlc_coefs *k, double *q, double *p, double *b, long n)
+static void omp_group_dnkg(const omp_par *mp, const nlc_coefs *k, double *Q, double *P, int N, long n)
 {
-    omp_chain(NLC_DNKG, cfg, k, q, p, b, n);
+    omp_group(NLC_DNKG, mp, k, Q, P, N, n);
 }
 
 /* ---- dnls: x = psi of one chain (interleaved), y its transform ---- */
@@ -172,34 +191,55 @@ static void omp_dnls_chain(const omp_state *st, const nlc_config *cfg, const nlc
     omp_dnls_nonlinear(x, cfg->beta, k->klast, N);
 }
 
+/* Copies chains c0 .. c0 + nl - 1 into (to = 1) or out of (to = 0) the site-major rows;
+ * lanes nl .. LANES - 1 are zero chains. */
+static void omp_transpose(int to, double *qc, double *pc, double *Q, double *P, int N, int nl)
+{
+    for (int l = 0; l < LANES; l++)
+        for (int i = 0; i < N; i++) {
+            const size_t r = (size_t)i * LANES + l, g = (size_t)l * N + i;
+            if (!to) {
+                if (l < nl) qc[g] = Q[r], pc[g] = P[r];
+            } else {
+                Q[r] = l < nl ? qc[g] : 0.0;
+                P[r] = l < nl ? pc[g] : 0.0;
+            }
+        }
+}
+
 static int omp_steps(nlc *m, long nsteps)
 {
     omp_state *st = m->dev;
     const nlc_config *cfg = &m->cfg;
-    const nlc_coefs k = nlc_make_coefs(cfg->dt);
+    const nlc_coefs k = nlc_make_coefs(cfg->dt, nlc_kick_scale(cfg));
     const long N = cfg->N;
     if (nsteps <= 0) return SB_OK;
-    void (*chain)(const nlc_config *, const nlc_coefs *, double *, double *, double *, long) =
-        cfg->model == NLC_FPUT ? omp_chain_fput : cfg->model == NLC_TODA ? omp_chain_toda : omp_chain_dnkg;
+    const omp_par mp = {cfg->alpha, cfg->beta, cfg->m, nlc_toda_prepare(cfg->alpha)};
+    void (*group)(const omp_par *, const nlc_coefs *, double *, double *, int, long) =
+        cfg->model == NLC_FPUT ? omp_group_fput : cfg->model == NLC_TODA ? omp_group_toda : omp_group_dnkg;
+    const long groups = (cfg->copies + LANES - 1) / LANES;
 #pragma omp parallel num_threads(st->nt)
     {
         int t = omp_get_thread_num();
-        double *q = st->buf + 3 * st->row * (size_t)t + PAD, *p = q + st->row, *b = p + st->row;
+        double *Q = st->buf + 2 * st->row * (size_t)t, *P = Q + st->row;
         fftw_complex *x = st->cbuf ? st->cbuf + 2 * st->crow * (size_t)t : NULL, *y = x ? x + st->crow : NULL;
+        if (cfg->model == NLC_DNLS) {
 #pragma omp for schedule(static)
-        for (long c = 0; c < cfg->copies; c++) {
-            double *qc = m->q + c * N, *pc = m->p + c * N;
-            if (cfg->model == NLC_DNLS) {
+            for (long c = 0; c < cfg->copies; c++) {
+                double *qc = m->q + c * N, *pc = m->p + c * N;
                 for (long j = 0; j < N; j++) x[j][0] = qc[j], x[j][1] = pc[j];
                 omp_dnls_chain(st, cfg, &k, x, y, nsteps);
                 for (long j = 0; j < N; j++) qc[j] = x[j][0], pc[j] = x[j][1];
-                continue;
             }
-            memcpy(q, qc, N * sizeof(double));
-            memcpy(p, pc, N * sizeof(double));
-            chain(cfg, &k, q, p, b, nsteps);
-            memcpy(qc, q, N * sizeof(double));
-            memcpy(pc, p, N * sizeof(double));
+        } else {
+#pragma omp for schedule(static)
+            for (long g = 0; g < groups; g++) {
+                const long c0 = g * LANES;
+                const int nl = (int)(cfg->copies - c0 < LANES ? cfg->copies - c0 : LANES);
+                omp_transpose(1, m->q + c0 * N, m->p + c0 * N, Q, P, (int)N, nl);
+                group(&mp, &k, Q, P, (int)N, nsteps);
+                omp_transpose(0, m->q + c0 * N, m->p + c0 * N, Q, P, (int)N, nl);
+            }
         }
     }
     m->step += nsteps;
@@ -218,4 +258,4 @@ static int omp_download(nlc *m)
     return SB_OK;
 }
 
-const nlc_ops nlc_ops_openmp_simd = {omp_upload, omp_steps, omp_mode_energies, omp_download, omp_release, NULL};
+const nlc_ops nlc_ops_openmp_simd = {omp_upload, omp_steps, omp_mode_energies, omp_download, omp_release, NULL, NULL, NULL};

@@ -42,68 +42,111 @@ NLC_HD double nlc_weight(int s)
     return s == 3 ? NLC_W0 : (s == 2 || s == 4) ? NLC_W1 : (s == 1 || s == 5) ? NLC_W2 : NLC_W3;
 }
 
+/* The flows as every backend writes them: explicit fma, so that the CPU (built with
+ * -ffp-contract=off) and the GPU (which contracts) round the same, and the CPU's
+ * vector loops issue FMAs. */
+NLC_HD double nlc_kick(double p, double c, double F) { return fma(c, F, p); }
+NLC_HD double nlc_drift(double q, double d, double p) { return fma(d, p, q); }
+
 /* ---- fput / toda: bond force f(r) = V'(r), r = q_{i+1} - q_i; F_i = f_i - f_{i-1} ---- */
 NLC_HD double nlc_fput_bond_force(double r, double alpha, double beta)
 {
-    return r * (1.0 + r * (alpha + beta * r));
+    return fma(r * r, fma(beta, r, alpha), r); /* r + r^2 (alpha + beta r) */
 }
 NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
 {
     return r * r * (0.5 + r * (alpha / 3.0 + beta * r / 4.0));
 }
-/* expm1(x) from + - * fma alone, so that it vectorises on the CPU (libm has no vector
- * expm1 without -ffast-math) and runs the same on the GPU. x = k ln2 + r with
- * |r| <= ln2/2 (Cody-Waite, two-part ln2); expm1(r) by its Taylor series to r^13
- * (truncation < 3e-17 relative); expm1(x) = 2^k expm1(r) + (2^k - 1), exact for k = 0,
- * so small x keep full relative accuracy. Rounding to the nearest integer and 2^k are
- * built with the 1.5 * 2^52 trick: no float-to-int conversion, which AVX2 lacks for
- * doubles. Valid for |x| <= 700 (clamped beyond); within 2 ulp of libm (tested). */
-NLC_HD double nlc_expm1(double x)
+/* ---- toda: the integrator's bond term e(r) = expm1(2 alpha r), so V'(r) = e(r) / (2 alpha);
+ * the backends fold 1/(2 alpha) into the kick coefficients (nlc_kick_scale, setup.c).
+ * A Cody-Waite reduction and a degree-13 series (the first libm-free version) made
+ * each bond cost ~22 FP64 instructions against fput's ~7 per site-stage (H100 SASS),
+ * so toda ran 4.2x slower than fput. Here, after Tang's table
+ * method: x = 2 alpha r = (128 m + j) ln2/128 + 2 alpha rs, with j = 0..127 and
+ * |2 alpha rs| <= ln2/256, so e^x = 2^m 2^(j/128) e^(2 alpha rs). The reduction works on
+ * r itself (scale = 128 2 alpha / ln2, lred = ln2 / (128 2 alpha), one rounding each:
+ * the same ~1e-16 relative perturbation of x that forming 2 alpha r would make); the
+ * degree-5 series in rs carries the powers of 2 alpha in its coefficients (truncation
+ * x^6/720 <= 5e-19, 2e-16 of e(r) relative near 0); 2^(j/128) comes from exp2_table.h
+ * and 2^m is added into its exponent field. 14 FP64 instructions per site-stage in all.
+ * m is clamped to the normal range: e(r) -> -1 for x < -708 (right), finite but
+ * saturated near DBL_MAX for x > 709 (exp overflows there; the energy check then fails).
+ * The device reads the table from shared memory as two 32-bit halves (nlc_exp2_sh,
+ * filled by each kernel that integrates toda): 128 words are 4 a bank, so a warp's
+ * random j costs at most a 4-way conflict, a 64-bit table could cost 8. */
+#include "nlchains/exp2_table.h"
+
+typedef struct {
+    double scale, lred;         /* 128 (2 alpha) / ln2, ln2 / (128 (2 alpha)) */
+    double c1, c2, c3, c4, c5;  /* (2 alpha)^n / n! */
+} nlc_toda_k;
+
+NLC_HD nlc_toda_k nlc_toda_prepare(double alpha)
 {
-    const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
-    double xc = x < -700.0 ? -700.0 : x > 700.0 ? 700.0 : x; /* not fmin/fmax: they block vectorisation */
-    double t = fma(xc, 1.44269504088896338700e+00, magic);
-    double k = t - magic;
-    double r = fma(-k, 6.93147180369123816490e-01, xc); /* ln2, high part: k * hi is exact */
-    r = fma(-k, 1.90821492927058770002e-10, r);          /* ln2, low part */
-    double q = 1.0 / 6227020800.0;                       /* 1/13! */
-    q = fma(q, r, 1.0 / 479001600.0);
-    q = fma(q, r, 1.0 / 39916800.0);
-    q = fma(q, r, 1.0 / 3628800.0);
-    q = fma(q, r, 1.0 / 362880.0);
-    q = fma(q, r, 1.0 / 40320.0);
-    q = fma(q, r, 1.0 / 5040.0);
-    q = fma(q, r, 1.0 / 720.0);
-    q = fma(q, r, 1.0 / 120.0);
-    q = fma(q, r, 1.0 / 24.0);
-    q = fma(q, r, 1.0 / 6.0);
-    q = fma(q, r, 0.5);
-    double em = fma(q * r, r, r); /* r + r^2 (1/2 + r/6 + ...) */
-    /* 2^k: k + 1023 into the exponent field. A union, not memcpy: GCC vectorises
-     * the union pun, not a memcpy through a local. */
+    const double ln2 = 0.693147180559945309417232121458, a = 2.0 * alpha;
+    nlc_toda_k t;
+    t.scale = a * (128.0 / ln2);
+    t.lred = (ln2 / 128.0) / a;
+    t.c1 = a;
+    t.c2 = t.c1 * a / 2.0;
+    t.c3 = t.c2 * a / 3.0;
+    t.c4 = t.c3 * a / 4.0;
+    t.c5 = t.c4 * a / 5.0;
+    return t;
+}
+
+#ifdef __CUDACC__
+static __shared__ uint32_t nlc_exp2_sh[256]; /* hi words of 2^(j/128) at j, lo words at 128 + j */
+#endif
+#ifndef __CUDA_ARCH__
+static const double nlc_exp2_tab[128] __attribute__((unused)) = NLC_EXP2_128;
+#endif
+
+NLC_HD double nlc_toda_em(double r, const nlc_toda_k *tk)
+{
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52: t's low bits hold round(r scale) */
+    const double t = fma(r, tk->scale, magic);
+    const double k = t - magic;
+    const double rs = fma(-k, tk->lred, r);
+    double q = fma(tk->c5, rs, tk->c4);
+    q = fma(q, rs, tk->c3);
+    q = fma(q, rs, tk->c2);
+    q = fma(q, rs, tk->c1);
+    const double em = q * rs; /* expm1(2 alpha rs) */
 #ifdef __CUDA_ARCH__
-    double p2 = __longlong_as_double((long long)(((uint64_t)__double_as_longlong(t) + 1023u) << 52));
+    const int kl = __double2loint(t);
+    const int j = kl & 127, m = max(-1022, min(1023, kl >> 7));
+    const double s = __hiloint2double((int)(nlc_exp2_sh[j] + ((unsigned)m << 20)), (int)nlc_exp2_sh[128 + j]);
 #else
+    /* a union, not memcpy: GCC vectorises the union pun (and gathers the table) */
     union {
         double d;
         uint64_t u;
-    } v = {t};
-    v.u = (v.u + 1023u) << 52;
-    double p2 = v.d;
+    } v = {t}, w;
+    const int64_t kk = (int64_t)(v.u - 0x4338000000000000ull);
+    const int64_t j = kk & 127, m0 = kk >> 7, m = m0 < -1022 ? -1022 : m0 > 1023 ? 1023 : m0;
+    w.d = nlc_exp2_tab[j];
+    w.u += (uint64_t)m << 52;
+    const double s = w.d;
 #endif
-    return fma(p2, em, p2 - 1.0);
+    return fma(s, em, s - 1.0); /* s (1 + em) - 1; s - 1 is exact for s in [1/2, 2] */
 }
 
-NLC_HD double nlc_toda_bond_force(double r, double alpha) { return nlc_expm1(2.0 * alpha * r) * (0.5 / alpha); }
+/* The physical bond force and energy (tests, host-side energies). */
+NLC_HD double nlc_toda_bond_force(double r, double alpha)
+{
+    const nlc_toda_k tk = nlc_toda_prepare(alpha);
+    return nlc_toda_em(r, &tk) * (0.5 / alpha);
+}
 NLC_HD double nlc_toda_bond_energy(double r, double alpha)
 {
-    return (nlc_expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha);
+    return (expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha); /* libm: independent of nlc_toda_em */
 }
 
 /* ---- dnkg: F_i = (q_{i+1} - 2 q_i + q_{i-1}) - m q_i - beta q_i^3 ---- */
 NLC_HD double nlc_dnkg_force(double qm, double q, double qp, double m, double beta)
 {
-    return (qp - 2.0 * q + qm) - q * (m + beta * q * q);
+    return fma(-q, fma(beta, q * q, m), (qp - 2.0 * q) + qm);
 }
 NLC_HD double nlc_dnkg_site_energy(double q, double qp, double p, double m, double beta)
 {

@@ -1,6 +1,7 @@
 /* nlchains scalar reference: the oracle. One chain at a time, periodic indexing by
  * modulo, every force written out from physics.h (each bond force evaluated twice, once
- * for each of its sites), the composition's merged half-kicks from nlc_make_coefs.
+ * for each of its sites), the composition's merged half-kicks from nlc_make_coefs
+ * (toda's carry 1/(2 alpha): its bond term is nlc_toda_em = 2 alpha V').
  * Works in place on the host arrays. dnls: the linear flow with FFTW_ESTIMATE plans,
  * its phases from nlc_dnls_linear_phase at each use. */
 #include <fftw3.h>
@@ -53,21 +54,22 @@ static int ref_upload(nlc *m)
 static void ref_kick(const nlc_config *cfg, const double *q, double *p, double c)
 {
     const int N = cfg->N;
+    const nlc_toda_k tk = nlc_toda_prepare(cfg->alpha);
     for (int i = 0; i < N; i++) {
         double qm = q[(i + N - 1) % N], q0 = q[i], qp = q[(i + 1) % N], F;
         if (cfg->model == NLC_FPUT)
             F = nlc_fput_bond_force(qp - q0, cfg->alpha, cfg->beta) - nlc_fput_bond_force(q0 - qm, cfg->alpha, cfg->beta);
         else if (cfg->model == NLC_TODA)
-            F = nlc_toda_bond_force(qp - q0, cfg->alpha) - nlc_toda_bond_force(q0 - qm, cfg->alpha);
+            F = nlc_toda_em(qp - q0, &tk) - nlc_toda_em(q0 - qm, &tk);
         else
             F = nlc_dnkg_force(qm, q0, qp, cfg->m, cfg->beta);
-        p[i] += c * F;
+        p[i] = nlc_kick(p[i], c, F);
     }
 }
 
 static void ref_drift(int N, double *q, const double *p, double d)
 {
-    for (int i = 0; i < N; i++) q[i] += d * p[i];
+    for (int i = 0; i < N; i++) q[i] = nlc_drift(q[i], d, p[i]);
 }
 
 /* dnls: the nonlinear flow N(t) is the "kick", the linear flow L(t) the "drift" */
@@ -92,7 +94,7 @@ static void ref_dnls_linear(const nlc_config *cfg, ref_state *st, double t)
 static void ref_chain(nlc *m, ref_state *st, double *q, double *p, long nsteps)
 {
     const nlc_config *cfg = &m->cfg;
-    const nlc_coefs k = nlc_make_coefs(cfg->dt);
+    const nlc_coefs k = nlc_make_coefs(cfg->dt, nlc_kick_scale(cfg));
     const int dnls = cfg->model == NLC_DNLS, N = cfg->N;
     if (dnls)
         for (int j = 0; j < N; j++) st->x[j][0] = q[j], st->x[j][1] = p[j];
@@ -140,4 +142,4 @@ static int ref_download(nlc *m)
     return SB_OK;
 }
 
-const nlc_ops nlc_ops_reference = {ref_upload, ref_steps, ref_mode_energies, ref_download, ref_release, NULL};
+const nlc_ops nlc_ops_reference = {ref_upload, ref_steps, ref_mode_energies, ref_download, ref_release, NULL, NULL, NULL};

@@ -15,16 +15,21 @@
 
 #define NLC_TAG_INIT 0x4e4c4330u /* "NLC0": Philox counter word 3 of the initial phases */
 
-nlc_coefs nlc_make_coefs(double h)
+nlc_coefs nlc_make_coefs(double h, double ks)
 {
     nlc_coefs c;
     double w[NLC_STAGES];
     for (int s = 0; s < NLC_STAGES; s++) w[s] = nlc_weight(s);
-    c.kfirst = c.klast = 0.5 * w[0] * h;
-    c.kjoin = w[0] * h;
-    for (int s = 0; s < 6; s++) c.kmid[s] = 0.5 * (w[s] + w[s + 1]) * h;
+    c.kfirst = c.klast = 0.5 * w[0] * h * ks;
+    c.kjoin = w[0] * h * ks;
+    for (int s = 0; s < 6; s++) c.kmid[s] = 0.5 * (w[s] + w[s + 1]) * h * ks;
     for (int s = 0; s < 7; s++) c.drift[s] = w[s] * h;
     return c;
+}
+
+double nlc_kick_scale(const nlc_config *cfg)
+{
+    return cfg->model == NLC_TODA ? 0.5 / cfg->alpha : 1.0;
 }
 
 static int parse_band(sb_params *p, const nlc_config *cfg, nlc_init_spec *init)
@@ -48,6 +53,7 @@ static int parse_band(sb_params *p, const nlc_config *cfg, nlc_init_spec *init)
 int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
 {
     static const char *const models[] = {"fput", "toda", "dnkg", "dnls", NULL};
+    static const char *const collects[] = {"async", "sync", NULL};
     int rc;
     memset(cfg, 0, sizeof *cfg);
     cfg->N = p->size;
@@ -58,6 +64,7 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
         (rc = sb_param_long(p, "steps", 100, 1, 1000000000L, &cfg->steps_per_rep)) ||
         (rc = sb_param_long(p, "batch", 100, 0, 1000000000L, &cfg->batch)) ||
         (rc = sb_param_double(p, "entropy_limit", 0.0, 0.0, 1e6, &cfg->entropy_limit)) ||
+        (rc = sb_param_choice(p, "collect", collects, 0, &cfg->collect_sync)) ||
         (rc = sb_param_double(p, "energy", 0.1, 1e-12, 1e3, &init->energy)))
         return rc;
     /* only the parameters of the chosen model are read: any other is reported unused */
@@ -354,15 +361,21 @@ double nlc_ensemble_sum(const nlc *m, double x)
     return x;
 }
 
-int nlc_mode_energies(nlc *m, double *ek)
+/* ek of this rank's chains averaged over the whole ensemble (a no-op unless split) */
+static int modes_over_ranks(nlc *m, double *ek)
 {
-    int rc = m->ops->mode_energies(m, ek);
-    if (rc || !m->cfg.copies_total) return rc;
+    if (!m->cfg.copies_total) return SB_OK;
     const int N = m->cfg.N;
     for (int k = 0; k < N; k++) ek[k] *= (double)m->cfg.copies;
     sb_mpi_sum(ek, N);
     for (int k = 0; k < N; k++) ek[k] /= (double)m->cfg.copies_total;
     return SB_OK;
+}
+
+int nlc_mode_energies(nlc *m, double *ek)
+{
+    int rc = m->ops->mode_energies(m, ek);
+    return rc ? rc : modes_over_ranks(m, ek);
 }
 
 int nlc_dump(nlc *m, const double *ek)
@@ -384,13 +397,34 @@ int nlc_dump(nlc *m, const double *ek)
     return rc;
 }
 
+/* The entropies of a collection's d->ek, counted. */
+static void collected(nlc *m, nlc_driver *d)
+{
+    nlc_entropies(d->ek, m->cfg.N, nlc_skip_mode0(&m->cfg), &d->s_wt, &d->s_info);
+    d->collections++;
+}
+
+int nlc_driver_flush(nlc *m, nlc_driver *d)
+{
+    if (!d->pending) return SB_OK;
+    d->pending = 0;
+    int rc = m->ops->mode_energies_wait(m, d->ek);
+    if (!rc) rc = modes_over_ranks(m, d->ek);
+    if (!rc) collected(m, d);
+    return rc;
+}
+
 /* One collection at the current step: mode energies, entropies, dumps, the limit. */
 static int collect(nlc *m, nlc_driver *d)
 {
-    int rc = nlc_mode_energies(m, d->ek);
-    if (rc) return rc;
-    nlc_entropies(d->ek, m->cfg.N, nlc_skip_mode0(&m->cfg), &d->s_wt, &d->s_info);
-    d->collections++;
+    int rc;
+    if (m->ops->mode_energies_start && !m->cfg.collect_sync && !m->cfg.dump && m->cfg.entropy_limit <= 0.0) {
+        if ((rc = nlc_driver_flush(m, d)) || (rc = m->ops->mode_energies_start(m))) return rc;
+        d->pending = d->async = 1;
+        return SB_OK;
+    }
+    if ((rc = nlc_mode_energies(m, d->ek))) return rc;
+    collected(m, d);
     if (m->cfg.dump) {
         char path[512];
         double rec[3] = {m->step * m->cfg.dt, d->s_wt, d->s_info}; /* nlchains' <prefix>-entropy tuples */
