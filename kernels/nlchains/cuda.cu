@@ -420,7 +420,7 @@ int grid_for(long n, int block)
 }
 
 /* The (S, W) combinations of nlc_mwarp_steps: X(S, W) for N = 32 S W. */
-#define NLC_MW_COMBOS(X) X(32, 2) X(16, 4) X(32, 4) X(16, 8) X(32, 8) X(16, 16)
+#define NLC_MW_COMBOS(X) X(16, 2) X(32, 2) X(16, 4) X(32, 4) X(16, 8) X(32, 8) X(16, 16)
 
 template <int MODEL>
 const void *mw_fn(int S, int W, const char *mname, const char **name)
@@ -565,7 +565,12 @@ int cu_upload(nlc *m)
         SB_CU(cudaMemcpy(st->q, m->q, n * sizeof(double), cudaMemcpyHostToDevice));
         SB_CU(cudaMemcpy(st->p, m->p, n * sizeof(double), cudaMemcpyHostToDevice));
         const int S = N / 32;
-        if (N % 32 == 0 && (S == 1 || S == 2 || S == 4 || S == 8 || S == 16 || S == 32)) {
+        /* toda at N = 1024: two warps of 16 sites a lane (126 registers, 16 warps an SM)
+         * beat one of 32 (166, 12), as they do at N >= 2048; SB_NLC_TODA_WARP=1 keeps
+         * the chain per warp (tuning, tests) */
+        const char *tw = getenv("SB_NLC_TODA_WARP");
+        const bool toda_mw = st->model == NLC_TODA && S == 32 && !(tw && atoi(tw) == 1);
+        if (N % 32 == 0 && (S == 1 || S == 2 || S == 4 || S == 8 || S == 16 || S == 32) && !toda_mw) {
             st->path = PATH_WARP;
             st->S = S;
             st->block = WARP_BLOCK;
