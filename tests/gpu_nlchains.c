@@ -226,10 +226,10 @@ static void test_toda(void **state)
 {
     (void)state;
     REQUIRE_GPU(NULL);
-    compare_model(NLC_TODA, 1024, 6, 40, 0.3); /* two warps a chain */
-    setenv("SB_NLC_TODA_WARP", "1", 1);
     compare_model(NLC_TODA, 1024, 6, 40, 0.3); /* a warp a chain */
-    unsetenv("SB_NLC_TODA_WARP");
+    setenv("SB_NLC_TODA_MW", "1", 1);
+    compare_model(NLC_TODA, 1024, 6, 40, 0.3); /* two warps a chain */
+    unsetenv("SB_NLC_TODA_MW");
     compare_model(NLC_TODA, 256, 5, 40, 0.3);
     compare_model(NLC_TODA, 100, 3, 40, 0.3);
     compare_model(NLC_TODA, 32, 4, 40, 2.0); /* large bonds: the table exp far from m = 0 */

@@ -79,15 +79,12 @@ struct model_par {
 };
 
 /* 2^(j/128) for toda's exponential; each kernel that integrates toda copies it into
- * nlc_exp2_sh (physics.h) as 32-bit halves before its first barrier. */
+ * nlc_exp2_sh (physics.h), once per lane, before its first barrier. */
 __constant__ double c_exp2[128] = NLC_EXP2_128;
 template <int MODEL>
 __device__ __forceinline__ void load_exp2_table()
 {
-    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128; i += blockDim.x) {
-        nlc_exp2_sh[i] = (uint32_t)__double2hiint(c_exp2[i]);
-        nlc_exp2_sh[128 + i] = (uint32_t)__double2loint(c_exp2[i]);
-    }
+    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128 * 32; i += blockDim.x) nlc_exp2_sh[i] = c_exp2[i >> 5];
 }
 
 struct cu_state {
@@ -565,11 +562,10 @@ int cu_upload(nlc *m)
         SB_CU(cudaMemcpy(st->q, m->q, n * sizeof(double), cudaMemcpyHostToDevice));
         SB_CU(cudaMemcpy(st->p, m->p, n * sizeof(double), cudaMemcpyHostToDevice));
         const int S = N / 32;
-        /* toda at N = 1024: two warps of 16 sites a lane (126 registers, 16 warps an SM)
-         * beat one of 32 (166, 12), as they do at N >= 2048; SB_NLC_TODA_WARP=1 keeps
-         * the chain per warp (tuning, tests) */
-        const char *tw = getenv("SB_NLC_TODA_WARP");
-        const bool toda_mw = st->model == NLC_TODA && S == 32 && !(tw && atoi(tw) == 1);
+        /* toda at N = 1024 also has two warps of 16 sites a lane (SB_NLC_TODA_MW=1: tuning,
+         * tests); one warp of 32 was faster on the H100 (1.09e11 against 1.03e11). */
+        const char *tw = getenv("SB_NLC_TODA_MW");
+        const bool toda_mw = st->model == NLC_TODA && S == 32 && tw && atoi(tw) == 1;
         if (N % 32 == 0 && (S == 1 || S == 2 || S == 4 || S == 8 || S == 16 || S == 32) && !toda_mw) {
             st->path = PATH_WARP;
             st->S = S;
@@ -587,7 +583,8 @@ int cu_upload(nlc *m)
             st->block = N >= BLK_THREADS ? BLK_THREADS : (N + 31) / 32 * 32;
             st->grid = (int)C;
             st->smem = 3 * (size_t)N * sizeof(double);
-            if (st->smem <= SMEM_MAX) {
+            /* toda's blocks also hold the lane-replicated exp2 table (static, 32 KiB) */
+            if (st->smem <= SMEM_MAX - (st->model == NLC_TODA ? NLC_EXP2_SH_BYTES : 0)) {
                 st->path = PATH_BLOCK_SMEM;
             } else {
                 st->path = PATH_BLOCK_GLOBAL;
