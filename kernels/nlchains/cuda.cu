@@ -79,12 +79,15 @@ struct model_par {
 };
 
 /* 2^(j/128) for toda's exponential; each kernel that integrates toda copies it into
- * nlc_exp2_sh (physics.h), once per lane, before its first barrier. */
+ * nlc_exp2_sh (physics.h) as 32-bit halves before its first barrier. */
 __constant__ double c_exp2[128] = NLC_EXP2_128;
 template <int MODEL>
 __device__ __forceinline__ void load_exp2_table()
 {
-    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128 * 32; i += blockDim.x) nlc_exp2_sh[i] = c_exp2[i >> 5];
+    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128; i += blockDim.x) {
+        nlc_exp2_sh[i] = (uint32_t)__double2hiint(c_exp2[i]);
+        nlc_exp2_sh[128 + i] = (uint32_t)__double2loint(c_exp2[i]);
+    }
 }
 
 struct cu_state {
@@ -583,8 +586,7 @@ int cu_upload(nlc *m)
             st->block = N >= BLK_THREADS ? BLK_THREADS : (N + 31) / 32 * 32;
             st->grid = (int)C;
             st->smem = 3 * (size_t)N * sizeof(double);
-            /* toda's blocks also hold the lane-replicated exp2 table (static, 32 KiB) */
-            if (st->smem <= SMEM_MAX - (st->model == NLC_TODA ? NLC_EXP2_SH_BYTES : 0)) {
+            if (st->smem <= SMEM_MAX) {
                 st->path = PATH_BLOCK_SMEM;
             } else {
                 st->path = PATH_BLOCK_GLOBAL;

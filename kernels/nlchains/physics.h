@@ -71,10 +71,11 @@ NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
  * and 2^m is added into its exponent field. 14 FP64 instructions per site-stage in all.
  * m is clamped to the normal range: e(r) -> -1 for x < -708 (right), finite but
  * saturated near DBL_MAX for x > 709 (exp overflows there; the energy check then fails).
- * The device reads the table from shared memory, one copy per lane (nlc_exp2_sh[j][lane],
- * 32 KiB, filled by each kernel that integrates toda): a warp's 32 random j then never
- * share a bank (a single 128-entry copy cost ~3-way conflicts, and at 2 loads a bond
- * the shared-memory pipe, not FP64, set toda's pace: 61 % of the FP64 peak to fput's 73). */
+ * The device reads the table from shared memory as two 32-bit halves (nlc_exp2_sh,
+ * filled by each kernel that integrates toda): 128 words are 4 a bank, so a warp's
+ * random j costs at most a 4-way conflict, a 64-bit table could cost 8. A copy per lane
+ * (conflict-free, 32 KiB a block) was measured slower on the H100: 9.1e10 against 1.09e11
+ * chain-site steps/s; the shared-memory pipe is not what holds toda back. */
 #include "nlchains/exp2_table.h"
 
 typedef struct {
@@ -97,8 +98,7 @@ NLC_HD nlc_toda_k nlc_toda_prepare(double alpha)
 }
 
 #ifdef __CUDACC__
-#define NLC_EXP2_SH_BYTES (128 * 32 * 8)
-static __shared__ double nlc_exp2_sh[128 * 32]; /* 2^(j/128) at [j * 32 + lane] */
+static __shared__ uint32_t nlc_exp2_sh[256]; /* hi words of 2^(j/128) at j, lo words at 128 + j */
 #endif
 #ifndef __CUDA_ARCH__
 static const double nlc_exp2_tab[128] __attribute__((unused)) = NLC_EXP2_128;
@@ -117,9 +117,8 @@ NLC_HD double nlc_toda_em(double r, const nlc_toda_k *tk)
     const double em = q * rs; /* expm1(2 alpha rs) */
 #ifdef __CUDA_ARCH__
     const int kl = __double2loint(t);
-    const int m = max(-1022, min(1023, kl >> 7));
-    const double tj = nlc_exp2_sh[((kl & 127) << 5) | (threadIdx.x & 31)];
-    const double s = __hiloint2double(__double2hiint(tj) + (int)((unsigned)m << 20), __double2loint(tj));
+    const int j = kl & 127, m = max(-1022, min(1023, kl >> 7));
+    const double s = __hiloint2double((int)(nlc_exp2_sh[j] + ((unsigned)m << 20)), (int)nlc_exp2_sh[128 + j]);
 #else
     /* a union, not memcpy: GCC vectorises the union pun (and gathers the table) */
     union {
