@@ -12,7 +12,7 @@
  * of W warps (nlc_mwarp_steps), lanes as above; across warps the first and last q of
  * each warp go through a shared-memory halo, one __syncthreads per stage.
  * Other N: a block per chain, q, p and the bond (or site) forces in shared memory
- * when 3N doubles fit (N <= 9216), else in global memory; two __syncthreads per stage.
+ * when 3N doubles fit (N <= 8533), else in global memory; two __syncthreads per stage.
  *
  * Integrator (physics.h): S6 = S2(w3h) S2(w2h) S2(w1h) S2(w0h) S2(w1h) S2(w2h) S2(w3h),
  * S2(t) = K(t/2) D(t) K(t/2); within one call of steps() the adjacent half-kicks are
@@ -29,17 +29,19 @@
  * Mode energies: batched D2Z of q and of p (Z2Z of psi for dnls) into a work
  * buffer, a kernel forming E_k per chain and summing it over groups of chains, and a
  * second kernel summing the groups and dividing by C (deterministic, no atomics).
- * Plans are made in upload and destroyed in release. This first version is
- * synchronous on the legacy default stream (no separate streams yet).
+ * Plans are made in upload and destroyed in release. Every steps() call reads the pair
+ * (q, p) and writes (qb, pb), then swaps them; an asynchronous collection
+ * (mode_energies_start) runs on the non-blocking stream col behind an event on the
+ * legacy stream, reading the pair just written, and only the call after next (which
+ * rewrites that pair) waits for it. dnls collects synchronously.
  *
  * Measured on the H100 (harness, N = 1024, C = 8192, 100 steps + one collection per
- * rep, median of 5): fput 2.54e11 chain-site steps/s (19.6 TFLOP/s at 77 flop, 59% of
- * the measured FP64 peak), dnkg 2.34e11, toda 3.0e10 (expm1-bound), dnls 3.1e9 (each
- * stage is 4 passes over the state: FFT, phase, inverse FFT, rotation). One
- * mode-energy collection costs ~0.19 ms, ~6% of 100 fput steps. N = 2048 .. 8192 on
- * the warps-per-chain path (harness, C = 2^23 / N, reps 3): fput 2.39 / 2.33 / 2.27e11,
- * toda 6.5 / 6.4 / 6.8e10, dnkg 2.36 / 2.32 / 2.04e11 (the block-per-chain path gave
- * 5.6e10 for fput at 2048). */
+ * rep, median of 5, dcb379c): fput 2.52e11 chain-site steps/s (19.4 TFLOP/s at 77 flop,
+ * 58% of the measured FP64 peak), dnkg 2.45e11, toda 1.09e11 (the table exponential:
+ * 13.5 FP64 instructions a bond-stage to fput's 6.9), dnls 3.1e9 (each stage is 4
+ * passes over the state: FFT, phase, inverse FFT, rotation). An asynchronous collection
+ * costs 0-0.8% of 100 fput steps, a synchronous one 6%. N = 64 .. 8192 (C = 2^23 / N):
+ * fput 2.33 .. 2.71e11, no drop between neighbouring sizes beyond 1.09x. */
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
