@@ -88,9 +88,9 @@ $(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): $(ERI_GEN)
 $(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: $(ERI_GEN)
 # nlchains dnls: the cuFFT store callbacks as LTO-IR in a fatbin, embedded in cuda.o
 NLC_CB := $(BUILD)/gen/nlchains/dnls_callbacks_fatbin.h
-$(NLC_CB): kernels/nlchains/dnls_callbacks.cuh kernels/nlchains/cb_par.h kernels/nlchains/dnls_flow.h $(FLAGS_STAMP)
+$(NLC_CB): kernels/nlchains/dnls_callbacks.cuh kernels/nlchains/cb_par.h kernels/nlchains/physics.h $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) -std=c++17 -x cu -dc -fatbin -gencode arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) -Ikernels \
+	$(NVCC) -std=c++17 -x cu -rdc=true -fatbin -gencode arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) -Ikernels \
 	  -o $(@D)/dnls_callbacks.fatbin $<
 	$(PYTHON) tools/embed_bytes.py nlc_dnls_cb_fatbin $(@D)/dnls_callbacks.fatbin > $@
 $(BUILD)/obj/kernels/nlchains/cuda.o: $(NLC_CB)

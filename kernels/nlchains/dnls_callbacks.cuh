@@ -8,7 +8,7 @@
 #include <cufftXt.h>
 
 #include "nlchains/cb_par.h"
-#include "nlchains/dnls_flow.h"
+#include "nlchains/physics.h"
 
 extern "C" __device__ void nlc_cb_store_phase(void *out, unsigned long long off, cufftDoubleComplex e, void *info,
                                               void *shared)
