@@ -86,14 +86,6 @@ $(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/
 	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)
 $(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): $(ERI_GEN)
 $(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: $(ERI_GEN)
-# nlchains dnls: the cuFFT store callbacks as LTO-IR in a fatbin, embedded in cuda.o
-NLC_CB := $(BUILD)/gen/nlchains/dnls_callbacks_fatbin.h
-$(NLC_CB): kernels/nlchains/dnls_callbacks.cuh kernels/nlchains/cb_par.h kernels/nlchains/physics.h $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(NVCC) -std=c++17 -x cu -rdc=true -fatbin -gencode arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) -Ikernels \
-	  -o $(@D)/dnls_callbacks.fatbin $<
-	$(PYTHON) tools/embed_bytes.py nlc_dnls_cb_fatbin $(@D)/dnls_callbacks.fatbin > $@
-$(BUILD)/obj/kernels/nlchains/cuda.o: $(NLC_CB)
 
 # libint2 reference generator and comparison benchmark: built only where libint2 is installed;
 # linked statically so the GPU machine (no Debian libraries) can run it.

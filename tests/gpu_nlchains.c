@@ -25,7 +25,6 @@
 #include "nlchains/physics.h"
 
 static const char *model_name[] = {"fput", "toda", "dnkg", "dnls"};
-static int dnls_callbacks; /* make_cfg: dnls_fft=callbacks (cuFFT LTO store callbacks) */
 
 /* CUDA=0 builds have no nlc_ops_cuda; REQUIRE_GPU skips before it is used. */
 #ifdef SB_HAVE_CUDA
@@ -98,7 +97,6 @@ static nlc_config make_cfg(int model, int N, long C)
     cfg.dt = 0.1;
     cfg.steps_per_rep = 1;
     cfg.seed = 1;
-    cfg.dnls_callbacks = dnls_callbacks;
     switch (model) {
     case NLC_FPUT: cfg.alpha = 0.25, cfg.beta = 0.5; break;
     case NLC_TODA: cfg.alpha = 0.5; break;
@@ -256,12 +254,8 @@ static void test_dnls(void **state)
 {
     (void)state;
     REQUIRE_GPU(NULL);
-    for (dnls_callbacks = 0; dnls_callbacks < 2; dnls_callbacks++) {
-        printf("  dnls_fft=%s\n", dnls_callbacks ? "callbacks" : "kernels");
-        compare_model(NLC_DNLS, 1024, 6, 40, 0.5);
-        compare_model(NLC_DNLS, 100, 3, 40, 0.5);
-    }
-    dnls_callbacks = 0;
+    compare_model(NLC_DNLS, 1024, 6, 40, 0.5);
+    compare_model(NLC_DNLS, 100, 3, 40, 0.5);
 }
 
 static void test_launches(void **state)

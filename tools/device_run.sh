@@ -55,8 +55,6 @@ nlchains)
     tag=; [ $model = fput ] || tag=.model-$model
     run $sb "$res" cuda 1024 "$tag" --reps 5 --param model=$model
   done
-  echo "== nlchains cuda dnls: phase and rotation as cuFFT store callbacks (A/B for the kernels)"
-  run $sb "$res" cuda 1024 .model-dnls.dnls_fft-callbacks --reps 5 --param model=dnls --param dnls_fft=callbacks
   echo "== nlchains cuda fput: throughput vs N at ~8.4M sites (C = 2^23 / N)"
   for N in 64 128 256 512 2048 4096 8192; do
     run $sb "$res" cuda $N .copies-$((8388608 / N)) --reps 3 --param copies=$((8388608 / N))

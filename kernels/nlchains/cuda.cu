@@ -49,10 +49,6 @@
 
 #include <cufft.h>
 
-#include <cufftXt.h>
-
-#include "nlchains/cb_par.h"
-#include "nlchains/dnls_callbacks_fatbin.h"
 #include "nlchains/nlc.h"
 #include "nlchains/physics.h"
 #include "sb_cuda.h"
@@ -110,12 +106,6 @@ struct cu_state {
     int nk, groups;
     cufftHandle plan_r2c, plan_z2z;
     int have_r2c, have_z2z;
-    /* dnls_fft=callbacks: forward with the phase, inverse with the rotation as store
-     * callbacks; their nlc_cb_par (d_par[0], d_par[1]) copied per stage from pinned h_par:
-     * [0..6] forward of stage s, [7..14] inverse with kmid[0..5], kjoin, klast */
-    int cb, have_cbf, have_cbi;
-    cufftHandle plan_cbf, plan_cbi;
-    nlc_cb_par *d_par, *h_par;
     coefs k;
     model_par mp;
     int block, grid;
@@ -514,36 +504,6 @@ const void *integrator_fn(const cu_state *st, const char **name)
 #undef NLC_PICK
 }
 
-int dnls_cb_setup(cu_state *st, double beta)
-{
-    const int N = st->N;
-    int nn = N;
-    size_t ws;
-    SB_CU(cudaMalloc(&st->d_par, 2 * sizeof(nlc_cb_par)));
-    SB_CU(cudaMallocHost(&st->h_par, 15 * sizeof(nlc_cb_par)));
-    for (int s = 0; s < 7; s++) {
-        const int j = s <= 3 ? 3 - s : s - 3;
-        st->h_par[s] = nlc_cb_par{st->phase + (size_t)j * N, 0.0, 0.0, N};
-    }
-    for (int i = 0; i < 8; i++) {
-        const double c = i < 6 ? st->k.kmid[i] : i == 6 ? st->k.kjoin : st->k.klast;
-        st->h_par[7 + i] = nlc_cb_par{NULL, beta, c, N};
-    }
-    void *pf = st->d_par, *pi = st->d_par + 1;
-    NLC_FFT(cufftCreate(&st->plan_cbf));
-    st->have_cbf = 1;
-    NLC_FFT(cufftXtSetJITCallback(st->plan_cbf, "nlc_cb_store_phase", nlc_dnls_cb_fatbin, nlc_dnls_cb_fatbin_size,
-                                  CUFFT_CB_ST_COMPLEX_DOUBLE, &pf));
-    NLC_FFT(cufftMakePlanMany(st->plan_cbf, 1, &nn, NULL, 1, N, NULL, 1, N, CUFFT_Z2Z, (int)st->C, &ws));
-    NLC_FFT(cufftCreate(&st->plan_cbi));
-    st->have_cbi = 1;
-    NLC_FFT(cufftXtSetJITCallback(st->plan_cbi, "nlc_cb_store_rot", nlc_dnls_cb_fatbin, nlc_dnls_cb_fatbin_size,
-                                  CUFFT_CB_ST_COMPLEX_DOUBLE, &pi));
-    NLC_FFT(cufftMakePlanMany(st->plan_cbi, 1, &nn, NULL, 1, N, NULL, 1, N, CUFFT_Z2Z, (int)st->C, &ws));
-    st->cb = 1;
-    return SB_OK;
-}
-
 int cu_upload(nlc *m)
 {
     cu_state *st = static_cast<cu_state *>(calloc(1, sizeof(cu_state)));
@@ -596,10 +556,6 @@ int cu_upload(nlc *m)
         int nn = N;
         NLC_FFT(cufftPlanMany(&st->plan_z2z, 1, &nn, NULL, 1, N, NULL, 1, N, CUFFT_Z2Z, (int)C));
         st->have_z2z = 1;
-        if (m->cfg.dnls_callbacks) {
-            const int rc = dnls_cb_setup(st, m->cfg.beta);
-            if (rc) return rc;
-        }
         st->nk = N;
         st->block = 256;
         st->grid = grid_for((long)n, 256);
@@ -738,27 +694,9 @@ int dnls_linear(cu_state *st, int s)
     return SB_OK;
 }
 
-/* A stage as two transforms: the forward's stores multiply by the phase, the inverse's
- * apply N(c). The parameters are copied (stream ordered) before each transform. */
-int dnls_steps_cb(cu_state *st, long nsteps)
-{
-    int rc;
-    if ((rc = dnls_nonlinear(st, st->k.kfirst))) return rc;
-    for (long n = 0; n < nsteps; n++)
-        for (int s = 0; s < 7; s++) {
-            SB_CU(cudaMemcpyAsync(st->d_par, st->h_par + s, sizeof(nlc_cb_par), cudaMemcpyHostToDevice, 0));
-            NLC_FFT(cufftExecZ2Z(st->plan_cbf, st->psi, st->psi, CUFFT_FORWARD));
-            const int ci = s < 6 ? s : (n == nsteps - 1 ? 7 : 6);
-            SB_CU(cudaMemcpyAsync(st->d_par + 1, st->h_par + 7 + ci, sizeof(nlc_cb_par), cudaMemcpyHostToDevice, 0));
-            NLC_FFT(cufftExecZ2Z(st->plan_cbi, st->psi, st->psi, CUFFT_INVERSE));
-        }
-    return SB_OK;
-}
-
 int dnls_steps(cu_state *st, long nsteps)
 {
     int rc;
-    if (st->cb) return dnls_steps_cb(st, nsteps);
     if ((rc = dnls_nonlinear(st, st->k.kfirst))) return rc;
     for (long n = 0; n < nsteps; n++)
         for (int s = 0; s < 7; s++) {
@@ -865,10 +803,6 @@ void cu_release(nlc *m)
     if (!st) return;
     if (st->have_r2c) cufftDestroy(st->plan_r2c);
     if (st->have_z2z) cufftDestroy(st->plan_z2z);
-    if (st->have_cbf) cufftDestroy(st->plan_cbf);
-    if (st->have_cbi) cufftDestroy(st->plan_cbi);
-    cudaFree(st->d_par);
-    cudaFreeHost(st->h_par);
     if (st->col) {
         cudaStreamSynchronize(st->col);
         cudaStreamDestroy(st->col);

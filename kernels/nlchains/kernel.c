@@ -23,7 +23,6 @@ static const sb_param_spec nlc_params[] = {
     {"steps", "100", "full 6th-order steps per repetition"},
     {"batch", "100", "collect mode energies and entropies every K steps (0: never)"},
     {"entropy_limit", "0", "stop stepping once the information entropy falls below this (0: off)"},
-    {"dnls_fft", "kernels", "dnls on cuda: kernels (phase and rotation passes) | callbacks (cuFFT LTO store callbacks)"},
     {"collect", "async", "async: a collection overlaps the next steps (cuda; not with dump or entropy_limit) | sync"},
     {"energy", "0.1", "initial harmonic energy per site (norm per site for dnls), spread over `modes`"},
     {"modes", "1:N/32", "k0:k1, band of normal modes that holds the initial energy (random phases)"},

@@ -26,7 +26,6 @@ typedef struct nlc_config {
     long batch;         /* collect mode energies every `batch` steps (0: never inside a rep) */
     double entropy_limit; /* stop early (between batches) when the entropy falls below; 0 = off */
     int collect_sync;     /* --param collect=sync: no asynchronous collection even where possible */
-    int dnls_callbacks;   /* dnls on cuda: phase and rotation as cuFFT store callbacks (dnls_fft=callbacks) */
     uint64_t seed;
     const char *init_file; /* NULL: deterministic initial state from the seed */
     const char *dump;      /* NULL: no dumps; else a file prefix */

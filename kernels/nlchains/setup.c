@@ -87,12 +87,8 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
             (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
             return rc;
         break;
-    default: {
-        static const char *const ffts[] = {"kernels", "callbacks", NULL};
-        if ((rc = sb_param_double(p, "beta", 1.0, -1e3, 1e3, &cfg->beta)) ||
-            (rc = sb_param_choice(p, "dnls_fft", ffts, 0, &cfg->dnls_callbacks)))
-            return rc;
-    }
+    default:
+        if ((rc = sb_param_double(p, "beta", 1.0, -1e3, 1e3, &cfg->beta))) return rc;
     }
     cfg->init_file = sb_param_string(p, "init_file");
     cfg->dump = sb_param_string(p, "dump");
