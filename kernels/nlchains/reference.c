@@ -51,16 +51,15 @@ static int ref_upload(nlc *m)
 }
 
 /* p += c F(q) for one chain */
-static void ref_kick(const nlc_config *cfg, const double *q, double *p, double c)
+static void ref_kick(const nlc_config *cfg, const nlc_toda_k *tk, const double *q, double *p, double c)
 {
     const int N = cfg->N;
-    const nlc_toda_k tk = nlc_toda_prepare(cfg->alpha);
     for (int i = 0; i < N; i++) {
         double qm = q[(i + N - 1) % N], q0 = q[i], qp = q[(i + 1) % N], F;
         if (cfg->model == NLC_FPUT)
             F = nlc_fput_bond_force(qp - q0, cfg->alpha, cfg->beta) - nlc_fput_bond_force(q0 - qm, cfg->alpha, cfg->beta);
         else if (cfg->model == NLC_TODA)
-            F = nlc_toda_em(qp - q0, &tk) - nlc_toda_em(q0 - qm, &tk);
+            F = nlc_toda_em(qp - q0, tk) - nlc_toda_em(q0 - qm, tk);
         else
             F = nlc_dnkg_force(qm, q0, qp, cfg->m, cfg->beta);
         p[i] = nlc_kick(p[i], c, F);
@@ -95,6 +94,7 @@ static void ref_chain(nlc *m, ref_state *st, double *q, double *p, long nsteps)
 {
     const nlc_config *cfg = &m->cfg;
     const nlc_coefs k = nlc_make_coefs(cfg->dt, nlc_kick_scale(cfg));
+    const nlc_toda_k tk = nlc_toda_prepare(cfg->alpha); /* used by toda only */
     const int dnls = cfg->model == NLC_DNLS, N = cfg->N;
     if (dnls)
         for (int j = 0; j < N; j++) st->x[j][0] = q[j], st->x[j][1] = p[j];
@@ -106,7 +106,7 @@ static void ref_chain(nlc *m, ref_state *st, double *q, double *p, long nsteps)
                 ref_dnls_nonlinear(cfg, st->x, c);
                 ref_dnls_linear(cfg, st, k.drift[s]);
             } else {
-                ref_kick(cfg, q, p, c);
+                ref_kick(cfg, &tk, q, p, c);
                 ref_drift(N, q, p, k.drift[s]);
             }
             c = s < 6 ? k.kmid[s] : k.kjoin;
@@ -116,7 +116,7 @@ static void ref_chain(nlc *m, ref_state *st, double *q, double *p, long nsteps)
         ref_dnls_nonlinear(cfg, st->x, c);
         for (int j = 0; j < N; j++) q[j] = st->x[j][0], p[j] = st->x[j][1];
     } else {
-        ref_kick(cfg, q, p, c);
+        ref_kick(cfg, &tk, q, p, c);
     }
 }
 

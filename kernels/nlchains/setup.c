@@ -362,20 +362,20 @@ double nlc_ensemble_sum(const nlc *m, double x)
 }
 
 /* ek of this rank's chains averaged over the whole ensemble (a no-op unless split) */
-static int modes_over_ranks(nlc *m, double *ek)
+static void modes_over_ranks(nlc *m, double *ek)
 {
-    if (!m->cfg.copies_total) return SB_OK;
+    if (!m->cfg.copies_total) return;
     const int N = m->cfg.N;
     for (int k = 0; k < N; k++) ek[k] *= (double)m->cfg.copies;
     sb_mpi_sum(ek, N);
     for (int k = 0; k < N; k++) ek[k] /= (double)m->cfg.copies_total;
-    return SB_OK;
 }
 
 int nlc_mode_energies(nlc *m, double *ek)
 {
     int rc = m->ops->mode_energies(m, ek);
-    return rc ? rc : modes_over_ranks(m, ek);
+    if (!rc) modes_over_ranks(m, ek);
+    return rc;
 }
 
 int nlc_dump(nlc *m, const double *ek)
@@ -409,8 +409,10 @@ int nlc_driver_flush(nlc *m, nlc_driver *d)
     if (!d->pending) return SB_OK;
     d->pending = 0;
     int rc = m->ops->mode_energies_wait(m, d->ek);
-    if (!rc) rc = modes_over_ranks(m, d->ek);
-    if (!rc) collected(m, d);
+    if (!rc) {
+        modes_over_ranks(m, d->ek);
+        collected(m, d);
+    }
     return rc;
 }
 
