@@ -24,7 +24,7 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
 LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lnlopt -lpthread -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
-LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -lcublas -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
 # MPI=1: harness/mpi.c is built with MPI (its object named apart) and everything links with

@@ -59,7 +59,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
 /* Start j of a multi-start optimisation, as offsets of (ln alpha, ln(beta - 1)) from the
  * case's basis: j = 0 is the case's basis itself; j >= 1 a Halton point (bases 2 and 3) in
  * [-0.5, 0.5] x [-0.3, 0.3], so the starts do not depend on how many there are. */
-static void bs_start(int j, double *da, double *db)
+void dfr_bsopt_offset(int j, double *da, double *db)
 {
     *da = *db = 0.0;
     if (j == 0) return;
@@ -79,7 +79,7 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
     bs_state s = {d, 0, 0, e0};
     int builds0 = d->bs.fock_builds;
     double da, db, f = NAN;
-    bs_start(j, &da, &db);
+    dfr_bsopt_offset(j, &da, &db);
     double x[2] = {log(d->w.alpha) + da, log(d->w.beta - 1.0) + db}, step[2] = {0.2, 0.05};
     nlopt_opt opt = nlopt_create(NLOPT_LN_NEWUOA, 2);
     nlopt_result res = NLOPT_FAILURE;

@@ -4,7 +4,11 @@
 // and reduce in shared memory. No atomics: the result is deterministic, and every thread of
 // the device is busy while outputs remain (a few thousand blocks per build).
 // The Roothaan eigen-solves can run here too, with cuSOLVER's dsygvd (dfr_eig_cuda).
+// A batch of candidate bases (job=batch) stores each candidate's integrals as the tensor of
+// dfr.h (one thread per entry, grid-stride over every candidate's entries) and contracts all
+// candidates' densities at once with cuBLAS's strided-batched dgemv.
 #include <cuda_runtime.h>
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <stdlib.h>
 
@@ -189,4 +193,109 @@ extern "C" int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
     if (max < 1) return 0;
     if (sb_cuda_occupancy((const void *)dfr_g_kernel, "dfr_g_kernel", DFR_BLOCK, 0, g->nout, l)) return -1;
     return 1;
+}
+
+// ---- a batch of candidate bases: stored tensors, batched contraction ----
+
+typedef struct {
+    dfr_tshape t; // its outd/outx are host pointers: the kernel gets the device copies below
+    int *outd, *outx, Bmax, nf;
+    dfr_fun *fun;
+    double *T, *x, *y;
+    cublasHandle_t blas;
+} dfr_batch_dev;
+
+#define DFR_BLAS(call)                                                                          \
+    do {                                                                                        \
+        cublasStatus_t st_ = (call);                                                            \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            sb_error("cuBLAS error at %s:%d: %s: %s", __FILE__, __LINE__, #call,                 \
+                     cublasGetStatusString(st_));                                               \
+            return SB_EXIT_RUNTIME;                                                             \
+        }                                                                                       \
+    } while (0)
+
+__global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restrict__ fun, dfr_tshape t,
+                                                         const int *__restrict__ outd,
+                                                         const int *__restrict__ outx, int nf, long total,
+                                                         double *__restrict__ T)
+{
+    for (long u = blockIdx.x * (long)DFR_BLOCK + threadIdx.x; u < total; u += (long)gridDim.x * DFR_BLOCK) {
+        long c = u / t.per;
+        T[u] = dfr_tensor_entry(&c_sym, fun + c * nf, t.nd, t.nx, t.nh, t.E, outd, outx, u - c * t.per);
+    }
+}
+
+extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv)
+{
+    dfr_batch_dev *b = (dfr_batch_dev *)calloc(1, sizeof *b);
+    if (!b) return SB_EXIT_RUNTIME;
+    *priv = b;
+    b->t = *t;
+    b->Bmax = Bmax;
+    b->nf = y->nf;
+    size_t tbytes = sizeof(double) * (size_t)Bmax * t->per, freeb = 0, totalb = 0;
+    SB_CU(cudaMemGetInfo(&freeb, &totalb));
+    if (tbytes > freeb) {
+        sb_error("dfratom_scf: %d candidates' integral tensors need %.2f GB, the GPU has %.2f GB free: lower "
+                 "--param batch_mem", Bmax, tbytes / 1e9, freeb / 1e9);
+        return SB_EXIT_RUNTIME;
+    }
+    SB_CU(cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym)));
+    SB_CU(cudaMalloc(&b->outd, sizeof(int) * (t->nd + 1)));
+    SB_CU(cudaMalloc(&b->outx, sizeof(int) * (t->nx + 1)));
+    SB_CU(cudaMalloc(&b->fun, sizeof(dfr_fun) * (size_t)Bmax * y->nf));
+    SB_CU(cudaMalloc(&b->T, tbytes));
+    SB_CU(cudaMalloc(&b->x, sizeof(double) * (size_t)Bmax * t->xlen));
+    SB_CU(cudaMalloc(&b->y, sizeof(double) * (size_t)Bmax * t->ylen));
+    SB_CU(cudaMemcpy(b->outd, t->outd, sizeof(int) * t->nd, cudaMemcpyHostToDevice));
+    if (t->nx) SB_CU(cudaMemcpy(b->outx, t->outx, sizeof(int) * t->nx, cudaMemcpyHostToDevice));
+    DFR_BLAS(cublasCreate(&b->blas));
+    return SB_OK;
+}
+
+extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
+{
+    dfr_batch_dev *b = (dfr_batch_dev *)priv;
+    if (B < 1 || B > b->Bmax) {
+        sb_error("dfratom_scf: %d candidates, but the batch buffers hold 1 .. %d", B, b->Bmax);
+        return SB_EXIT_RUNTIME;
+    }
+    SB_CU(cudaMemcpy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
+    long total = (long)B * b->t.per, blocks = (total + DFR_BLOCK - 1) / DFR_BLOCK;
+    dfr_t_kernel<<<(unsigned)(blocks < (1L << 20) ? blocks : (1L << 20)), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx,
+                                                                                      b->nf, total, b->T);
+    SB_CU(cudaGetLastError());
+    SB_CU(cudaDeviceSynchronize());
+    return SB_OK;
+}
+
+extern "C" int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv)
+{
+    dfr_batch_dev *b = (dfr_batch_dev *)priv;
+    const dfr_tshape *t = &b->t;
+    const double one = 1.0, zero = 0.0;
+    SB_CU(cudaMemcpy(b->x, x, sizeof(double) * (size_t)B * t->xlen, cudaMemcpyHostToDevice));
+    DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nd, t->nh * t->E, &one, b->T, t->nd, t->per, b->x, 1,
+                                       t->xlen, &zero, b->y, 1, t->ylen, B));
+    if (t->nx)
+        DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nx, t->E, &one,
+                                           b->T + (long)t->nd * t->nh * t->E, t->nx, t->per,
+                                           b->x + (long)t->nh * t->E, 1, t->xlen, &zero, b->y + t->nd, 1, t->ylen, B));
+    SB_CU(cudaMemcpy(yv, b->y, sizeof(double) * (size_t)B * t->ylen, cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
+extern "C" void dfr_batch_cuda_destroy(void *priv)
+{
+    dfr_batch_dev *b = (dfr_batch_dev *)priv;
+    if (!b) return;
+    if (b->blas) (void)cublasDestroy(b->blas);
+    cudaFree(b->outd);
+    cudaFree(b->outx);
+    cudaFree(b->fun);
+    cudaFree(b->T);
+    cudaFree(b->x);
+    cudaFree(b->y);
+    free(b);
 }

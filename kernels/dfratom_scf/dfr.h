@@ -96,6 +96,8 @@ struct dfr_gbuild {
 /* The output list (Schrodinger: LL only); 0 or SB_EXIT_RUNTIME */
 int dfr_gbuild_init(dfr_gbuild *g, const dfr_sym *y, const dfr_fun *f, int dirac);
 void dfr_gbuild_free(dfr_gbuild *g);
+/* Where output element `code` lives in a packed set */
+double *dfr_g_slot(const dfr_sym *y, double *G, int code);
 /* Completes LL and SS from their upper triangles */
 void dfr_g_mirror(const dfr_sym *y, double *G);
 
@@ -139,7 +141,45 @@ void dfr_oneint(const dfr_sym *y, const dfr_fun *f, int Z, const dfr_scf_opts *o
 /* Dw_out (optional, dfr_set_size doubles): the final occupation-weighted density */
 int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
             dfr_gbuild *g, dfr_result *r, int verbose, double *Dw_out);
+/* The same SCF in steps, so that a batch can run many in lockstep (batch.c): begin, then
+ * repeat { density: diagonalise and occupy, giving the weighted density Dw (NULL: one electron,
+ * no build) and the zeroed packed G to fill (upper triangles of LL and SS, all of LS); fock:
+ * Fock matrices, energy, convergence test, DIIS } until fock sets done (converged or maxit);
+ * end copies the result (r, Dw_out optional) and frees. g supplies only the eigensolver
+ * (g->eig; NULL or no eig: LAPACKE dsygvd). Every pointer given to begin must outlive the run. */
+typedef struct dfr_scf_run dfr_scf_run;
+int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
+                  const dfr_gbuild *g, int verbose, dfr_scf_run **st);
+int dfr_scf_density(dfr_scf_run *st, const double **Dw, double **G);
+int dfr_scf_fock(dfr_scf_run *st, int *done);
+void dfr_scf_end(dfr_scf_run *st, dfr_result *r, double *Dw_out);
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
+
+/* ---- a batch of candidate bases with stored integrals (batch.c) ----
+ * G is linear in the weighted density: for a batch, every candidate's map is computed once per
+ * SCF and applied each iteration as two matrix-vector products,
+ *   G_d = T_d x_d  (rows: the LL and SS outputs; x_d = D'LL then, Dirac only, D'SS),
+ *   G_x = T_x x_x  (rows: the LS outputs; x_x = D'LS),
+ * over the E = sum_s N_s^2 density elements of dfr_elem_decode. T_d (nd x nh E) then T_x
+ * (nx x E), column-major, make one candidate's `per` doubles. */
+typedef struct {
+    int nd, nx, E, nh;           /* rows of T_d, T_x; density elements; blocks in x_d */
+    int *outd, *outx;            /* the rows' output codes (host) */
+    long per;                    /* tensor doubles per candidate */
+    int xlen, ylen;              /* x = (x_d | x_x), y = (G_d | G_x) per candidate */
+} dfr_tshape;
+int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac);
+void dfr_tshape_free(dfr_tshape *t);
+void dfr_tshape_gather(const dfr_tshape *t, const dfr_sym *y, const double *Dw, double *x);
+void dfr_tshape_scatter(const dfr_tshape *t, const dfr_sym *y, const double *yv, double *G);
+/* B candidates' tensors (f: B x y->nf functions) and products, on the host; parallel: OpenMP */
+void dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel);
+void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel);
+/* The same on the GPU: tensors stay in device memory between the calls */
+int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
+int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B);
+int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
+void dfr_batch_cuda_destroy(void *priv);
 
 /* ---- backends: G builders ---- */
 int dfr_g_reference(dfr_gbuild *g, const double *D, double *G);

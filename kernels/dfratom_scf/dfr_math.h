@@ -145,38 +145,71 @@ DFR_FN void dfr_out_decode(int code, int *s, int *blk, int *i, int *j)
     *j = code & 255;
 }
 
-/* The contribution of density element (m, n) of symmetry sp to G[blk](i, j) of symmetry s:
- *  LL: D'LL_mn R^0(Li Lj|L'm L'n) + D'SS_mn R^0(Li Lj|S'm S'n) - sum_k G^k D'LL_mn R^k(Li L'm|L'n Lj)
- *  SS: the same with S for the (i, j) components and D'SS in the exchange;
- *  LS: - sum_k G^k D'LS_mn R^k(Li L'm|S'n Sj).
- * D holds each symmetry's densities weighted by its occupancy 2j'+1. */
+/* The coefficient of density element (m, n) of symmetry sp, block h, in output element
+ * (s, blk, i, j) of G, so that G = sum T D' (D' weighted by the occupancy 2j'+1):
+ *  LL or SS output (component X): h = 0 (D'LL) or 1 (D'SS),
+ *      T = R^0(Xi Xj|h'm h'n) - [h == X] sum_k G^k R^k(Xi X'm|X'n Xj);
+ *  LS output: only D'LS contributes (h ignored), T = -sum_k G^k R^k(Li L'm|S'n Sj). */
+DFR_FN double dfr_t_entry(const dfr_sym *y, const dfr_fun *f, int s, int blk, int i, int j, int h, int sp, int m,
+                          int n)
+{
+    int gi = y->fun0[s] + i, gj = y->fun0[s] + j, gm = y->fun0[sp] + m, gn = y->fun0[sp] + n;
+    int X = blk == DFR_SS ? 1 : 0, Y = blk == DFR_LS ? 1 : X; /* exchange: (Xi X'm|Y'n Yj) */
+    double v = blk == DFR_LS ? 0.0 : dfr_rk(y, f, 0, X, s, gi, s, gj, h, sp, gm, sp, gn);
+    if (blk == DFR_LS || h == X)
+        for (int k = 0; k <= DFR_KMAX; ++k) {
+            double g = y->gam[s][sp][k];
+            if (g != 0.0) v -= g * dfr_rk(y, f, k, X, s, gi, sp, gm, Y, sp, gn, s, gj);
+        }
+    return v;
+}
+
+/* The contribution of density element (m, n) of symmetry sp to G[blk](i, j) of symmetry s
+ * (terms with a zero density skipped). D holds each symmetry's densities weighted by its
+ * occupancy 2j'+1. */
 DFR_FN double dfr_g_term(const dfr_sym *y, const dfr_fun *f, const double *D, int s, int blk, int i, int j,
                          int sp, int m, int n)
 {
     int N = y->n[sp];
     const double *Dp = D + y->moff[sp] + m + (long)n * N;
     long NN = (long)N * N;
-    int gi = y->fun0[s] + i, gj = y->fun0[s] + j, gm = y->fun0[sp] + m, gn = y->fun0[sp] + n;
+    if (blk == DFR_LS) return Dp[NN] == 0.0 ? 0.0 : Dp[NN] * dfr_t_entry(y, f, s, blk, i, j, 0, sp, m, n);
     double v = 0.0;
-    if (blk == DFR_LS) {
-        double d = Dp[NN];
-        if (d == 0.0) return 0.0;
-        for (int k = 0; k <= DFR_KMAX; ++k) {
-            double g = y->gam[s][sp][k];
-            if (g != 0.0) v -= g * d * dfr_rk(y, f, k, 0, s, gi, sp, gm, 1, sp, gn, s, gj);
-        }
-        return v;
-    }
-    int X = blk == DFR_LL ? 0 : 1;
-    double dll = Dp[0], dss = Dp[2 * NN], dx = X == 0 ? dll : dss;
-    if (dll != 0.0) v += dll * dfr_rk(y, f, 0, X, s, gi, s, gj, 0, sp, gm, sp, gn);
-    if (dss != 0.0) v += dss * dfr_rk(y, f, 0, X, s, gi, s, gj, 1, sp, gm, sp, gn);
-    if (dx != 0.0)
-        for (int k = 0; k <= DFR_KMAX; ++k) {
-            double g = y->gam[s][sp][k];
-            if (g != 0.0) v -= g * dx * dfr_rk(y, f, k, X, s, gi, sp, gm, X, sp, gn, s, gj);
-        }
+    if (Dp[0] != 0.0) v += Dp[0] * dfr_t_entry(y, f, s, blk, i, j, 0, sp, m, n);
+    if (Dp[2 * NN] != 0.0) v += Dp[2 * NN] * dfr_t_entry(y, f, s, blk, i, j, 1, sp, m, n);
     return v;
+}
+
+/* Column e of a batch tensor's density-element range (sp-major, then column-major within the
+ * symmetry's N x N block, as in the packed sets): its symmetry and indices */
+DFR_FN void dfr_elem_decode(const dfr_sym *y, int e, int *sp, int *m, int *n)
+{
+    int s = 0;
+    while (e >= y->n[s] * y->n[s]) e -= y->n[s] * y->n[s], ++s;
+    *sp = s;
+    *m = e % y->n[s];
+    *n = e / y->n[s];
+}
+
+/* Entry u of one candidate's batch tensor (dfr_tshape in dfr.h; outd, outx its row codes) */
+DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, int nd, int nx, int nh, int E, const int *outd,
+                               const int *outx, long u)
+{
+    long dsz = (long)nd * nh * E;
+    int code, h = 0, e, s, blk, i, j, sp, m, n;
+    if (u < dsz) {
+        code = outd[u % nd];
+        int col = (int)(u / nd);
+        h = col >= E;
+        e = col - h * E;
+    } else {
+        u -= dsz;
+        code = outx[u % nx];
+        e = (int)(u / nx);
+    }
+    dfr_out_decode(code, &s, &blk, &i, &j);
+    dfr_elem_decode(y, e, &sp, &m, &n);
+    return dfr_t_entry(y, f, s, blk, i, j, h, sp, m, n);
 }
 
 /* One output element: the sum over every symmetry and density element, in a fixed order */

@@ -3,7 +3,16 @@
 #define DFRCASE_H
 #include "dfratom_scf/dfr.h"
 
-enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2 };
+enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2, DFR_JOB_BATCH = 3 };
+enum { DFR_ENGINE_BATCHED = 0, DFR_ENGINE_SEQUENTIAL = 1 };
+
+/* A batch's per-candidate outcomes (batch.c) */
+typedef struct {
+    double *energy;       /* NAN: the SCF failed or did not converge */
+    int *iters, *bad_spectrum;
+    int fock_builds, chunk;
+    double t_host, t_tensor, t_contract; /* seconds: SCF host steps, tensors, contractions */
+} dfr_batch_out;
 
 typedef struct {
     double e0, energy, energy_rerun; /* start, optimum, the optimum's SCF once more */
@@ -31,6 +40,10 @@ typedef struct {
     dfr_bsopt_result bs;
     int bs_maxeval;
     int bs_starts;        /* bsopt: NEWUOA starts (dealt to the MPI ranks) */
+    int batch, engine, batch_check; /* job=batch: candidates, engine, candidates validated */
+    double batch_mem;     /* GiB of integral tensors in flight */
+    dfr_batch_out bo;     /* the timed run's outcomes */
+    double batch_time;    /* seconds of the last repetition */
 } dfr_case;
 
 /* The case's backend Fock builder for its current basis (kernel.c) */
@@ -38,6 +51,13 @@ int dfr_builder_init(dfr_case *d, dfr_gbuild *g);
 void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
+/* Start j's offsets of (ln alpha, ln(beta - 1)) from the case's basis (0 for j = 0) */
+void dfr_bsopt_offset(int j, double *da, double *db);
+/* Candidates j0 .. j0+n-1 of a batch with engine DFR_ENGINE_*; o from dfr_batch_out_alloc(batch) */
+int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
+int dfr_batch_out_alloc(dfr_batch_out *o, int n);
+void dfr_batch_out_free(dfr_batch_out *o);
+void dfr_batch_candidate(const dfr_case *d, int j, double *alpha, double *beta);
 
 /* d->backend must be set: eigensolver=cusolver is refused on the CPU backends */
 int dfr_case_parse(sb_params *p, dfr_case *d);

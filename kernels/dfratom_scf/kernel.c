@@ -6,6 +6,7 @@
 
 #include "dfratom_scf/dfratom_scf.h"
 #include "dfratom_scf/dfrcase.h"
+#include "sb_omp.h"
 
 #ifndef SB_HAVE_CUDA
 int dfr_g_cuda_init(dfr_gbuild *g)
@@ -27,6 +28,23 @@ int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info)
     return SB_EXIT_RUNTIME;
 }
 void dfr_eig_cuda_destroy(void *priv) { (void)priv; }
+int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv)
+{
+    (void)t, (void)y, (void)Bmax, (void)priv;
+    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
+    return SB_EXIT_USAGE;
+}
+int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
+{
+    (void)priv, (void)f, (void)B;
+    return SB_EXIT_RUNTIME;
+}
+int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv)
+{
+    (void)priv, (void)B, (void)x, (void)yv;
+    return SB_EXIT_RUNTIME;
+}
+void dfr_batch_cuda_destroy(void *priv) { (void)priv; }
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 {
     (void)g, (void)l, (void)max;
@@ -38,7 +56,12 @@ static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
     {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
     {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
-                   "bsopt (minimise E over alpha, beta with NLopt NEWUOA)"},
+                   "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases)"},
+    {"batch", "256", "job=batch: candidate bases, the case's basis and bsopt's Halton offsets around it"},
+    {"batch_engine", "batched", "job=batch: batched (the SCFs in lockstep, integrals stored per candidate, one "
+                                "batched contraction per iteration) | sequential (one direct SCF after another)"},
+    {"batch_check", "16", "job=batch: candidates validated against the other engine"},
+    {"batch_mem", "8", "job=batch: GiB of stored integrals in flight (more candidates run in chunks)"},
     {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval), per start"},
     {"bsopt_starts", "1", "bsopt: NEWUOA starts, the case's basis and Halton offsets around it; the best "
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},
@@ -117,6 +140,7 @@ static int dfr_prepare(sb_case *c)
         if (n < 0) return SB_EXIT_RUNTIME;
         c->nlaunch = n;
     }
+    if (d->job == DFR_JOB_BATCH && (rc = dfr_batch_out_alloc(&d->bo, d->batch))) return rc;
     if (d->job == DFR_JOB_FOCK) { /* the density after one SCF iteration (core guess) */
         dfr_scf_opts one = d->o;
         one.maxit = 1;
@@ -133,6 +157,12 @@ static int dfr_run(sb_case *c)
 {
     dfr_case *d = c->state;
     if (d->job == DFR_JOB_FOCK) return d->g.build(&d->g, d->D0, d->G0);
+    if (d->job == DFR_JOB_BATCH) {
+        double t0 = sb_clock_seconds();
+        int rc = dfr_batch_eval(d, d->engine, 0, d->batch, &d->bo);
+        d->batch_time = sb_clock_seconds() - t0;
+        return rc;
+    }
     if (d->job == DFR_JOB_BSOPT) {
         dfr_wtbs start = d->w; /* every repetition optimises from the same start */
         int rc = dfr_bsopt(d);
@@ -140,6 +170,43 @@ static int dfr_run(sb_case *c)
         return rc;
     }
     return dfr_scf(&d->atom, &d->y, d->f, &d->o, &d->g, &d->r, !c->params->quiet, d->Dfinal);
+}
+
+/* A batch: how many converged, the best candidate, where the time went */
+static int batch_counters(sb_case *c, dfr_case *d)
+{
+    sb_counters *cs = &c->counters;
+    const dfr_batch_out *o = &d->bo;
+    int conv = 0, best = -1, iters = 0;
+    for (int j = 0; j < d->batch; ++j) {
+        iters += o->iters[j];
+        if (!isfinite(o->energy[j])) continue;
+        conv++;
+        if (best < 0 || o->energy[j] < o->energy[best]) best = j;
+    }
+    set_work(c, d, o->fock_builds);
+    sb_counter_set(cs, "batch_candidates", d->batch, "1");
+    sb_counter_set(cs, "batch_converged", conv, "1");
+    sb_counter_set(cs, "batch_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");
+    sb_counter_set(cs, "batch_chunk", o->chunk, "1");
+    sb_counter_set(cs, "batch_scf_iterations", iters, "1");
+    sb_counter_set(cs, "batch_scfs_per_s", d->batch / d->batch_time, "SCF/s");
+    if (d->engine == DFR_ENGINE_BATCHED) {
+        sb_counter_set(cs, "batch_time_tensors", o->t_tensor, "s");
+        sb_counter_set(cs, "batch_time_contractions", o->t_contract, "s");
+        sb_counter_set(cs, "batch_time_host_scf", o->t_host, "s");
+    }
+    if (best >= 0) {
+        double alpha, beta;
+        dfr_batch_candidate(d, best, &alpha, &beta);
+        sb_counter_set(cs, "batch_best_candidate", best, "1");
+        sb_counter_set(cs, "batch_best_energy", o->energy[best], "Eh");
+        sb_counter_set(cs, "batch_best_alpha", alpha, "bohr^-2");
+        sb_counter_set(cs, "batch_best_beta", beta, "1");
+    }
+    if (conv < d->batch)
+        sb_error("dfratom_scf: %d of %d candidate bases did not converge", d->batch - conv, d->batch);
+    return SB_OK;
 }
 
 static int dfr_finish(sb_case *c)
@@ -153,6 +220,7 @@ static int dfr_finish(sb_case *c)
     sb_counter_set(cs, "eigensolver_cusolver", d->eig_gpu, "1");
     if (d->job == DFR_JOB_FOCK) return SB_OK;
     const dfr_result *r = &d->r;
+    if (d->job == DFR_JOB_BATCH) return batch_counters(c, d);
     if (d->job == DFR_JOB_BSOPT) { /* the optimisation's totals; r is the optimum's SCF */
         const dfr_bsopt_result *b = &d->bs;
         sb_counter_set(cs, "bsopt_energy_start", b->e0, "Eh");
@@ -208,6 +276,7 @@ static void dfr_teardown(sb_case *c)
     free(d->D0);
     free(d->G0);
     free(d->Dfinal);
+    dfr_batch_out_free(&d->bo);
     free(d);
     c->state = NULL;
 }

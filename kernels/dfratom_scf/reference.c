@@ -28,7 +28,7 @@ void dfr_gbuild_free(dfr_gbuild *g)
     g->out = NULL;
 }
 
-static double *g_slot(const dfr_sym *y, double *G, int code)
+double *dfr_g_slot(const dfr_sym *y, double *G, int code)
 {
     int s, blk, i, j, N;
     dfr_out_decode(code, &s, &blk, &i, &j);
@@ -50,7 +50,7 @@ void dfr_g_mirror(const dfr_sym *y, double *G)
 
 int dfr_g_reference(dfr_gbuild *g, const double *D, double *G)
 {
-    for (int o = 0; o < g->nout; ++o) *g_slot(g->sym, G, g->out[o]) = dfr_g_element(g->sym, g->fun, D, g->out[o]);
+    for (int o = 0; o < g->nout; ++o) *dfr_g_slot(g->sym, G, g->out[o]) = dfr_g_element(g->sym, g->fun, D, g->out[o]);
     return SB_OK;
 }
 
@@ -58,7 +58,7 @@ int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G)
 {
     /* each element's sum runs in the reference's order: bit-identical to it */
 #pragma omp parallel for schedule(dynamic, 4)
-    for (int o = 0; o < g->nout; ++o) *g_slot(g->sym, G, g->out[o]) = dfr_g_element(g->sym, g->fun, D, g->out[o]);
+    for (int o = 0; o < g->nout; ++o) *dfr_g_slot(g->sym, G, g->out[o]) = dfr_g_element(g->sym, g->fun, D, g->out[o]);
     return SB_OK;
 }
 

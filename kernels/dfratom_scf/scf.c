@@ -108,31 +108,57 @@ static void diis_free(diis *d)
     }
 }
 
-int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
-            dfr_result *r, int verbose, double *Dw_out)
-{
-    const int dirac = o->ham == DFR_DIRAC;
-    const double c = o->c;
+/* One SCF in steps (dfr.h): everything an iteration carries over */
+struct dfr_scf_run {
+    const dfr_atom *a;
+    const dfr_sym *y;
+    const dfr_scf_opts *o;
+    const dfr_gbuild *g;
+    dfr_result r;
     layout L;
-    make_layout(y, dirac, &L);
-    long psize = dfr_set_size(y);
+    long psize;
+    int dirac, it, m_diis, verbose, done;
+    double Eold;
+    double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
+    diis dd;
+};
+
+void dfr_scf_end(dfr_scf_run *s, dfr_result *r, double *Dw_out)
+{
+    if (!s) return;
+    if (r) *r = s->r;
+    if (Dw_out) memcpy(Dw_out, s->Dw, sizeof(double) * s->psize);
+    diis_free(&s->dd);
+    free(s->S); free(s->V); free(s->H); free(s->K); free(s->G); free(s->D); free(s->Dw); free(s->Dold);
+    free(s->Hf); free(s->Mf); free(s->Ff); free(s->Df); free(s->Ef); free(s->tmp); free(s->Lf);
+    free(s->A); free(s->B); free(s->w);
+    free(s);
+}
+
+int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
+                  const dfr_gbuild *g, int verbose, dfr_scf_run **out)
+{
+    dfr_scf_run *st = calloc(1, sizeof *st);
+    *out = st;
+    if (!st) return SB_EXIT_RUNTIME;
+    st->a = a, st->y = y, st->o = o, st->g = g, st->verbose = verbose;
+    const int dirac = st->dirac = o->ham == DFR_DIRAC;
+    const double c = o->c;
+    layout *L = &st->L;
+    make_layout(y, dirac, L);
+    long psize = st->psize = dfr_set_size(y);
     int maxd = 0;
-    for (int s = 0; s < y->ns; ++s) maxd = L.dim[s] > maxd ? L.dim[s] : maxd;
-    double *S = calloc(psize, sizeof *S), *V = calloc(psize, sizeof *V), *H = calloc(psize, sizeof *H);
-    double *K = calloc(psize, sizeof *K), *G = calloc(psize, sizeof *G), *D = calloc(psize, sizeof *D);
-    double *Dw = calloc(psize, sizeof *Dw), *Dold = calloc(psize, sizeof *Dold);
-    double *Hf = calloc(L.fsize, sizeof *Hf), *Mf = calloc(L.fsize, sizeof *Mf), *Ff = calloc(L.fsize, sizeof *Ff);
-    double *Df = calloc(L.fsize, sizeof *Df), *Ef = calloc(L.fsize, sizeof *Ef), *tmp = calloc(L.fsize, sizeof *tmp);
-    double *Lf = calloc(L.fsize, sizeof *Lf);
-    double *A = malloc(sizeof(double) * maxd * maxd), *B = malloc(sizeof(double) * maxd * maxd);
-    double *w = malloc(sizeof(double) * maxd);
-    diis dd = {0};
-    int rc = SB_OK;
-    if (!S || !V || !H || !K || !G || !D || !Dw || !Dold || !Hf || !Mf || !Ff || !Df || !Ef || !tmp || !Lf || !A || !B || !w) {
-        rc = SB_EXIT_RUNTIME;
-        goto out;
-    }
-    memset(r, 0, sizeof *r);
+    for (int s = 0; s < y->ns; ++s) maxd = L->dim[s] > maxd ? L->dim[s] : maxd;
+    double **packed[] = {&st->S, &st->V, &st->H, &st->K, &st->G, &st->D, &st->Dw, &st->Dold};
+    double **full[] = {&st->Hf, &st->Mf, &st->Ff, &st->Df, &st->Ef, &st->tmp, &st->Lf};
+    for (unsigned i = 0; i < sizeof packed / sizeof *packed; ++i)
+        if (!(*packed[i] = calloc(psize, sizeof(double)))) return SB_EXIT_RUNTIME;
+    for (unsigned i = 0; i < sizeof full / sizeof *full; ++i)
+        if (!(*full[i] = calloc(L->fsize, sizeof(double)))) return SB_EXIT_RUNTIME;
+    st->A = malloc(sizeof(double) * maxd * maxd), st->B = malloc(sizeof(double) * maxd * maxd);
+    st->w = malloc(sizeof(double) * maxd);
+    if (!st->A || !st->B || !st->w) return SB_EXIT_RUNTIME;
+    double *S = st->S, *V = st->V, *H = st->H, *K = st->K;
     dfr_oneint(y, f, a->Z, o, S, V);
     /* H = V + kinetic part K (packed); metric M = diag(S^LL, S^SS) */
     for (int s = 0; s < y->ns; ++s) {
@@ -148,148 +174,183 @@ int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf
             }
             H[m + e] = V[m + e] + K[m + e];
         }
-        double *Ms = Mf + L.foff[s];
-        unpack(y, &L, s, S, Ms);
-        unpack(y, &L, s, H, Hf + L.foff[s]);
+        unpack(y, L, s, S, st->Mf + L->foff[s]);
+        unpack(y, L, s, H, st->Hf + L->foff[s]);
     }
     /* Cholesky factors of the metric: DIIS errors are measured in the orthonormalised basis,
      * where the tight and the small-component functions do not dominate them by scale */
     for (int s = 0; s < y->ns && o->diis >= 2; ++s) {
-        int d = L.dim[s];
-        memcpy(Lf + L.foff[s], Mf + L.foff[s], sizeof(double) * d * d);
-        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', d, Lf + L.foff[s], d) != 0) {
+        int d = L->dim[s];
+        memcpy(st->Lf + L->foff[s], st->Mf + L->foff[s], sizeof(double) * d * d);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', d, st->Lf + L->foff[s], d) != 0) {
             sb_error("dfratom_scf: the overlap matrix of kappa=%d is not positive definite (basis linearly dependent)",
                      dfr_kappa[s]);
-            rc = SB_EXIT_USAGE;
-            goto out;
+            return SB_EXIT_USAGE;
         }
     }
-    memcpy(Ff, Hf, sizeof(double) * L.fsize);
-    double Eold = 0.0;
-    const int m_diis = o->diis > DIIS_MAX ? DIIS_MAX : o->diis;
-    for (int it = 1; it <= o->maxit; ++it) {
-        /* diagonalise, occupy, densities */
-        memcpy(Dold, D, sizeof(double) * psize);
-        memset(D, 0, sizeof(double) * psize);
-        r->min_occ_eps = 0.0;
-        for (int s = 0; s < y->ns; ++s) {
-            int d = L.dim[s], N = y->n[s], first = dirac ? N : 0;
-            memcpy(A, Ff + L.foff[s], sizeof(double) * d * d);
-            memcpy(B, Mf + L.foff[s], sizeof(double) * d * d);
-            int info = 0;
-            double t0 = sb_clock_seconds();
-            if (g->eig) {
-                if ((rc = g->eig(g->eig_priv, d, A, B, w, &info))) goto out;
-            } else {
-                info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, B, d, w);
-            }
-            r->t_eig += sb_clock_seconds() - t0;
-            if (info != 0) {
-                sb_error("dfratom_scf: %s failed (info %d) for kappa=%d at iteration %d: the basis is "
-                         "numerically linearly dependent or the Fock matrix is not finite",
-                         g->eig ? "cusolverDnDsygvd" : "dsygvd", info, dfr_kappa[s], it);
-                rc = SB_EXIT_RUNTIME;
-                goto out;
-            }
-            r->below_minus_c2[s] = 0;
-            for (int e = 0; e < d; ++e) r->below_minus_c2[s] += dirac && w[e] < -c * c;
-            if (first + a->nocc[s] > d) {
-                sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d", dfr_kappa[s],
-                         a->nocc[s], N);
-                rc = SB_EXIT_USAGE;
-                goto out;
-            }
-            long NN = (long)N * N, m = y->moff[s];
-            for (int b = 0; b < a->nocc[s]; ++b) {
-                const double *cv = A + (long)(first + b) * d;
-                if (b < 8) r->eps[s][b] = w[first + b];
-                if (w[first + b] < r->min_occ_eps) r->min_occ_eps = w[first + b];
-                for (int j = 0; j < N; ++j)
-                    for (int i = 0; i < N; ++i) {
-                        D[m + i + j * N] += cv[i] * cv[j];
-                        if (!dirac) continue;
-                        D[m + NN + i + j * N] += cv[i] * cv[N + j];
-                        D[m + 2 * NN + i + j * N] += cv[N + i] * cv[N + j];
-                    }
-            }
-            double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
-            for (long e = 0; e < 3 * NN; ++e) Dw[m + e] = q * D[m + e];
+    memcpy(st->Ff, st->Hf, sizeof(double) * L->fsize);
+    st->m_diis = o->diis > DIIS_MAX ? DIIS_MAX : o->diis;
+    return SB_OK;
+}
+
+int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
+{
+    const dfr_atom *a = st->a;
+    const dfr_sym *y = st->y;
+    const dfr_gbuild *g = st->g;
+    const layout *L = &st->L;
+    const int dirac = st->dirac, it = ++st->it;
+    const double c = st->o->c;
+    dfr_result *r = &st->r;
+    double *D = st->D, *A = st->A, *w = st->w;
+    int rc = SB_OK;
+    /* diagonalise, occupy, densities */
+    memcpy(st->Dold, D, sizeof(double) * st->psize);
+    memset(D, 0, sizeof(double) * st->psize);
+    r->min_occ_eps = 0.0;
+    for (int s = 0; s < y->ns; ++s) {
+        int d = L->dim[s], N = y->n[s], first = dirac ? N : 0;
+        memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
+        memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
+        int info = 0;
+        double t0 = sb_clock_seconds();
+        if (g && g->eig) {
+            if ((rc = g->eig(g->eig_priv, d, A, st->B, w, &info))) return rc;
+        } else {
+            info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, st->B, d, w);
         }
-        /* two-electron matrices and the new Fock matrices */
-        memset(G, 0, sizeof(double) * psize);
-        if (!a->one_electron) {
-            if ((rc = g->build(g, Dw, G))) goto out;
-            dfr_g_mirror(y, G);
-            r->fock_builds++;
+        r->t_eig += sb_clock_seconds() - t0;
+        if (info != 0) {
+            sb_error("dfratom_scf: %s failed (info %d) for kappa=%d at iteration %d: the basis is "
+                     "numerically linearly dependent or the Fock matrix is not finite",
+                     g && g->eig ? "cusolverDnDsygvd" : "dsygvd", info, dfr_kappa[s], it);
+            return SB_EXIT_RUNTIME;
         }
-        for (int s = 0; s < y->ns; ++s) {
-            double *F = Ff + L.foff[s];
-            unpack(y, &L, s, G, F);
-            for (long e = 0; e < (long)L.dim[s] * L.dim[s]; ++e) F[e] += Hf[L.foff[s] + e];
+        r->below_minus_c2[s] = 0;
+        for (int e = 0; e < d; ++e) r->below_minus_c2[s] += dirac && w[e] < -c * c;
+        if (first + a->nocc[s] > d) {
+            sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d", dfr_kappa[s],
+                     a->nocc[s], N);
+            return SB_EXIT_USAGE;
         }
-        r->e_kin = trace_set(y, Dw, K);
-        r->e_ne = trace_set(y, Dw, V);
-        r->e_ee = 0.5 * trace_set(y, Dw, G);
-        r->energy = r->e_kin + r->e_ne + r->e_ee;
-        r->iterations = it;
-        /* convergence: density change per block, measured in normalised functions (the small
-         * components are unnormalised, |g^S_i| = sqrt(S^SS_ii)), and energy change */
-        r->dd_ll = r->dd_ls = r->dd_ss = 0.0;
-        for (int s = 0; s < y->ns; ++s) {
-            long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
-            int N = y->n[s];
-            const double *sss = S + m + 2 * NN;
+        long NN = (long)N * N, m = y->moff[s];
+        for (int b = 0; b < a->nocc[s]; ++b) {
+            const double *cv = A + (long)(first + b) * d;
+            if (b < 8) r->eps[s][b] = w[first + b];
+            if (w[first + b] < r->min_occ_eps) r->min_occ_eps = w[first + b];
             for (int j = 0; j < N; ++j)
                 for (int i = 0; i < N; ++i) {
-                    long e = i + (long)j * N;
-                    double ni = sqrt(sss[i + (long)i * N]), nj = sqrt(sss[j + (long)j * N]);
-                    r->dd_ll = fmax(r->dd_ll, fabs(D[m + e] - Dold[m + e]));
-                    r->dd_ls = fmax(r->dd_ls, fabs(D[m + NN + e] - Dold[m + NN + e]) * nj);
-                    r->dd_ss = fmax(r->dd_ss, fabs(D[m + 2 * NN + e] - Dold[m + 2 * NN + e]) * ni * nj);
+                    D[m + i + j * N] += cv[i] * cv[j];
+                    if (!dirac) continue;
+                    D[m + NN + i + j * N] += cv[i] * cv[N + j];
+                    D[m + 2 * NN + i + j * N] += cv[N + i] * cv[N + j];
                 }
         }
-        r->de = fabs(r->energy - Eold);
-        Eold = r->energy;
-        if (verbose)
-            sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy,
-                        r->de, r->dd_ll);
-        if (a->one_electron || (it > 1 && r->de < o->conv_e && r->dd_ll < o->conv_ll && r->dd_ls < o->conv_ls &&
-                                r->dd_ss < o->conv_ss)) {
-            r->converged = 1;
-            break;
-        }
-        if (m_diis >= 2) { /* error FDM - MDF, D the unweighted full density */
-            for (int s = 0; s < y->ns; ++s) {
-                int d = L.dim[s];
-                double *Ds = Df + L.foff[s], *Es = Ef + L.foff[s];
-                const double *F = Ff + L.foff[s], *M = Mf + L.foff[s];
-                unpack(y, &L, s, D, Ds);
-                /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Ds, d, M, d, 0.0, tmp, d);
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, F, d, tmp, d, 0.0, Es, d);
-                for (int j = 0; j < d; ++j)
-                    for (int i = 0; i < j; ++i) {
-                        double e = Es[i + j * d] - Es[j + i * d];
-                        Es[i + j * d] = e;
-                        Es[j + i * d] = -e;
-                    }
-                for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
-                /* L^-1 E L^-T, up to a transpose (which leaves the DIIS dot products alone) */
-                const double *Ls = Lf + L.foff[s];
-                LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, Es, d);
-                for (int j = 0; j < d; ++j)
-                    for (int i = 0; i < d; ++i) tmp[i + j * d] = Es[j + i * d];
-                LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, tmp, d);
-                memcpy(Es, tmp, sizeof(double) * d * d);
+        double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
+        for (long e = 0; e < 3 * NN; ++e) st->Dw[m + e] = q * D[m + e];
+    }
+    memset(st->G, 0, sizeof(double) * st->psize);
+    *Dw_build = a->one_electron ? NULL : st->Dw;
+    *G_build = st->G;
+    return SB_OK;
+}
+
+int dfr_scf_fock(dfr_scf_run *st, int *done)
+{
+    const dfr_sym *y = st->y;
+    const dfr_scf_opts *o = st->o;
+    const layout *L = &st->L;
+    const int it = st->it;
+    dfr_result *r = &st->r;
+    double *G = st->G, *D = st->D, *Dold = st->Dold, *Ff = st->Ff, *tmp = st->tmp;
+    *done = 0;
+    if (!st->a->one_electron) {
+        dfr_g_mirror(y, G);
+        r->fock_builds++;
+    }
+    for (int s = 0; s < y->ns; ++s) {
+        double *F = Ff + L->foff[s];
+        unpack(y, L, s, G, F);
+        for (long e = 0; e < (long)L->dim[s] * L->dim[s]; ++e) F[e] += st->Hf[L->foff[s] + e];
+    }
+    r->e_kin = trace_set(y, st->Dw, st->K);
+    r->e_ne = trace_set(y, st->Dw, st->V);
+    r->e_ee = 0.5 * trace_set(y, st->Dw, G);
+    r->energy = r->e_kin + r->e_ne + r->e_ee;
+    r->iterations = it;
+    /* convergence: density change per block, measured in normalised functions (the small
+     * components are unnormalised, |g^S_i| = sqrt(S^SS_ii)), and energy change */
+    r->dd_ll = r->dd_ls = r->dd_ss = 0.0;
+    for (int s = 0; s < y->ns; ++s) {
+        long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
+        int N = y->n[s];
+        const double *sss = st->S + m + 2 * NN;
+        for (int j = 0; j < N; ++j)
+            for (int i = 0; i < N; ++i) {
+                long e = i + (long)j * N;
+                double ni = sqrt(sss[i + (long)i * N]), nj = sqrt(sss[j + (long)j * N]);
+                r->dd_ll = fmax(r->dd_ll, fabs(D[m + e] - Dold[m + e]));
+                r->dd_ls = fmax(r->dd_ls, fabs(D[m + NN + e] - Dold[m + NN + e]) * nj);
+                r->dd_ss = fmax(r->dd_ss, fabs(D[m + 2 * NN + e] - Dold[m + 2 * NN + e]) * ni * nj);
             }
-            diis_step(&dd, m_diis, L.fsize, Ff, Ef);
+    }
+    r->de = fabs(r->energy - st->Eold);
+    st->Eold = r->energy;
+    if (st->verbose)
+        sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy, r->de,
+                    r->dd_ll);
+    if (st->a->one_electron || (it > 1 && r->de < o->conv_e && r->dd_ll < o->conv_ll && r->dd_ls < o->conv_ls &&
+                                r->dd_ss < o->conv_ss)) {
+        r->converged = *done = 1;
+        return SB_OK;
+    }
+    if (it >= o->maxit) {
+        *done = 1;
+        return SB_OK;
+    }
+    if (st->m_diis >= 2) { /* error FDM - MDF, D the unweighted full density */
+        for (int s = 0; s < y->ns; ++s) {
+            int d = L->dim[s];
+            double *Ds = st->Df + L->foff[s], *Es = st->Ef + L->foff[s];
+            const double *F = Ff + L->foff[s], *M = st->Mf + L->foff[s];
+            unpack(y, L, s, D, Ds);
+            /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Ds, d, M, d, 0.0, tmp, d);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, F, d, tmp, d, 0.0, Es, d);
+            for (int j = 0; j < d; ++j)
+                for (int i = 0; i < j; ++i) {
+                    double e = Es[i + j * d] - Es[j + i * d];
+                    Es[i + j * d] = e;
+                    Es[j + i * d] = -e;
+                }
+            for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
+            /* L^-1 E L^-T, up to a transpose (which leaves the DIIS dot products alone) */
+            const double *Ls = st->Lf + L->foff[s];
+            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, Es, d);
+            for (int j = 0; j < d; ++j)
+                for (int i = 0; i < d; ++i) tmp[i + j * d] = Es[j + i * d];
+            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, tmp, d);
+            memcpy(Es, tmp, sizeof(double) * d * d);
         }
+        diis_step(&st->dd, st->m_diis, L->fsize, Ff, st->Ef);
+    }
+    return SB_OK;
+}
+
+int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
+            dfr_result *r, int verbose, double *Dw_out)
+{
+    dfr_scf_run *st;
+    int rc = dfr_scf_begin(a, y, f, o, g, verbose, &st), done = 0;
+    while (!rc && !done) {
+        const double *Dw;
+        double *G;
+        if ((rc = dfr_scf_density(st, &Dw, &G))) break;
+        if (Dw && (rc = g->build(g, Dw, G))) break;
+        rc = dfr_scf_fock(st, &done);
     }
     if (verbose) sb_progress_done();
-    if (Dw_out) memcpy(Dw_out, Dw, sizeof(double) * psize);
-out:
-    diis_free(&dd);
-    free(S); free(V); free(H); free(K); free(G); free(D); free(Dw); free(Dold);
-    free(Hf); free(Mf); free(Ff); free(Df); free(Ef); free(tmp); free(Lf); free(A); free(B); free(w);
+    if (st) dfr_scf_end(st, r, rc ? NULL : Dw_out);
+    else memset(r, 0, sizeof *r);
     return rc;
 }

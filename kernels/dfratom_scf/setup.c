@@ -15,12 +15,14 @@ static double auto_beta(int Z, int K)
 
 int dfr_case_parse(sb_params *p, dfr_case *d)
 {
-    static const char *const jobs[] = {"scf", "fock", "bsopt", NULL};
+    static const char *const jobs[] = {"scf", "fock", "bsopt", "batch", NULL};
+    static const char *const engines[] = {"batched", "sequential", NULL};
     static const char *const hams[] = {"dirac", "schrodinger", NULL};
     static const char *const nucs[] = {"point", "gauss", NULL};
     enum { EIG_LAPACK, EIG_CUSOLVER };
     static const char *const eigs[] = {"lapack", "cusolver", NULL};
     const char *sym = sb_param_string(p, "atom");
+    long batch = 256, batch_check = 16;
     long bs_evals = 40, bs_starts = 1, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
     int ham = 0, nuc = 1, eig = EIG_LAPACK, rc;
     int K = p->size ? p->size : 30;
@@ -45,8 +47,14 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
         (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
         (rc = sb_param_long(p, "bsopt_evals", 40, 3, 10000, &bs_evals)) ||
-        (rc = sb_param_long(p, "bsopt_starts", 1, 1, 256, &bs_starts)))
+        (rc = sb_param_long(p, "bsopt_starts", 1, 1, 256, &bs_starts)) ||
+        (rc = sb_param_long(p, "batch", 256, 1, 65536, &batch)) ||
+        (rc = sb_param_choice(p, "batch_engine", engines, DFR_ENGINE_BATCHED, &d->engine)) ||
+        (rc = sb_param_long(p, "batch_check", 16, 0, 65536, &batch_check)) ||
+        (rc = sb_param_double(p, "batch_mem", 8.0, 1e-3, 1024.0, &d->batch_mem)))
         return rc;
+    d->batch = (int)batch;
+    d->batch_check = (int)(batch_check < batch ? batch_check : batch);
     if (eig == EIG_CUSOLVER && d->backend != SB_BACKEND_CUDA) {
         sb_error("dfratom_scf: --param eigensolver=cusolver needs --backend cuda (%s accepts lapack)",
                  sb_backend_name(d->backend));

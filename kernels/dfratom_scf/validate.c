@@ -79,7 +79,8 @@ static void check_tables(sb_case *c, const dfr_case *d, sb_validation *v)
  * order) on a deterministic sample of output elements */
 static void check_oracle_elements(sb_case *c, dfr_case *d, sb_validation *v)
 {
-    if (d->oracle <= 0 || d->atom.one_electron || c->backend == SB_BACKEND_REFERENCE || d->job == DFR_JOB_BSOPT)
+    if (d->oracle <= 0 || d->atom.one_electron || c->backend == SB_BACKEND_REFERENCE || d->job == DFR_JOB_BSOPT ||
+        d->job == DFR_JOB_BATCH)
         return;
     const double *D = d->job == DFR_JOB_FOCK ? d->D0 : d->Dfinal;
     long n = dfr_set_size(&d->y);
@@ -169,9 +170,44 @@ static void check_bsopt(const dfr_case *d, sb_validation *v)
                      "variational bound: a finite basis stays above the numerical HF limit");
 }
 
+/* A batch: every candidate converged without collapse, and the first batch_check candidates
+ * computed again by the other engine (batched: stored integrals and one contraction per
+ * iteration; sequential: the direct SCF) agree */
+static void check_batch(dfr_case *d, sb_validation *v)
+{
+    const dfr_batch_out *o = &d->bo;
+    int conv = 0, bad = 0;
+    for (int j = 0; j < d->batch; ++j) conv += isfinite(o->energy[j]), bad += o->bad_spectrum[j];
+    sb_check_add(v, "batch_converged", conv, d->batch, 0.0, SB_TOL_ABS, "1",
+                 "every candidate's SCF: dE < conv_e, dD(LL) < 1e-8, dD(LS) < 1e-10, dD(SS) < 1e-12");
+    if (d->o.ham == DFR_DIRAC)
+        sb_check_add(v, "batch_candidates_collapsed", bad, 0.0, 0.0, SB_TOL_ABS, "1",
+                     "per candidate: N_S eigenvalues below -c^2 per symmetry, occupied eps > -2c^2");
+    const int n = d->batch_check;
+    dfr_batch_out other;
+    if (n < 1 || dfr_batch_out_alloc(&other, n)) return;
+    const int engine = d->engine == DFR_ENGINE_BATCHED ? DFR_ENGINE_SEQUENTIAL : DFR_ENGINE_BATCHED;
+    /* the other engine fills candidates 0 .. n-1 of its own arrays */
+    int rc = dfr_batch_eval(d, engine, 0, n, &other);
+    double dev = 0.0;
+    int miss = 0;
+    for (int j = 0; j < n; ++j) {
+        double a = o->energy[j], b = other.energy[j];
+        dev = rc || !isfinite(a) || !isfinite(b) ? INFINITY : fmax(dev, fabs(a - b) / fabs(b));
+        miss += o->iters[j] != other.iters[j];
+    }
+    char src[160];
+    snprintf(src, sizeof src, "the first %d candidates by the %s engine", n,
+             engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)");
+    sb_check_add(v, "batch_engines_energy_max_rel", dev, 0.0, 1e-10, SB_TOL_ABS, "1", src);
+    sb_check_add(v, "batch_engines_iteration_mismatches", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
+    dfr_batch_out_free(&other);
+}
+
 int dfr_validate(sb_case *c, sb_validation *v)
 {
     dfr_case *d = c->state;
+    if (d->job == DFR_JOB_BATCH) check_batch(d, v);
     if (d->job == DFR_JOB_BSOPT) {
         check_bsopt(d, v);
         check_invariants(d, v);

@@ -1,0 +1,201 @@
+/* dfratom_scf: a batch of candidate bases (job=batch), the workload of a basis optimisation
+ * that evaluates many bases at once. Candidate j is the case's well-tempered basis moved by
+ * bsopt's start offset j (the case's basis, then Halton points in ln alpha and ln(beta - 1)).
+ *
+ * engine=batched runs the candidates' SCFs in lockstep: each candidate's two-electron map is
+ * stored once (dfr_tshape: a tensor per candidate, computed for every candidate of a chunk in
+ * one pass), and each iteration contracts every candidate's density at once (one cuBLAS
+ * strided-batched dgemv on the GPU); the host steps of the SCF (eigen-solves, DIIS) run in
+ * parallel over the candidates. engine=sequential is the baseline: the candidates one after
+ * another, each an ordinary direct SCF on the case's backend. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfratom_scf/dfrcase.h"
+#include "sb_omp.h"
+
+/* Candidate j's basis parameters */
+static void cand_params(const dfr_case *d, int j, double *alpha, double *beta)
+{
+    double da, db;
+    dfr_bsopt_offset(j, &da, &db);
+    *alpha = exp(log(d->w.alpha) + da);
+    *beta = 1.0 + exp(log(d->w.beta - 1.0) + db);
+}
+
+/* Outcome of candidate j: energy (NAN unless converged), iterations, spectrum check */
+static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const dfr_case *d)
+{
+    const double c = d->o.c;
+    int bad = 0;
+    if (!rc && d->o.ham == DFR_DIRAC) {
+        for (int s = 0; s < d->y.ns; ++s) bad += r->below_minus_c2[s] != d->y.n[s];
+        bad += !(r->min_occ_eps > -2.0 * c * c);
+    }
+    o->energy[j] = !rc && r->converged ? r->energy : NAN;
+    o->iters[j] = rc ? 0 : r->iterations;
+    o->bad_spectrum[j] = bad != 0;
+}
+
+static int eval_sequential(dfr_case *d, int j0, int n, dfr_batch_out *o)
+{
+    for (int j = j0; j < j0 + n; ++j) {
+        double alpha, beta;
+        dfr_result r;
+        cand_params(d, j, &alpha, &beta);
+        double e = dfr_bsopt_energy(d, alpha, beta, &r);
+        record(o, j, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d);
+        o->fock_builds += r.fock_builds;
+        sb_progress("dfratom_scf batch (sequential): candidate %d of %d", j - j0 + 1, n);
+    }
+    /* dfr_bsopt_energy left the last candidate's basis in the case: restore the case's own */
+    return dfr_basis_build(&d->w, d->y.ns, &d->y, d->f);
+}
+
+/* The candidates in flight together: as many tensors as fit in batch_mem */
+static int chunk_size(const dfr_case *d, const dfr_tshape *t, int n)
+{
+    double fit = floor(d->batch_mem * 1073741824.0 / (8.0 * (double)t->per));
+    return fit < 1.0 ? 1 : fit < n ? (int)fit : n;
+}
+
+typedef struct {
+    const dfr_case *d;
+    const dfr_tshape *t;
+    int B, par;
+    dfr_fun *f;            /* B x nf */
+    dfr_scf_run **st;
+    int *live, *rc;
+    double **G;
+    double *T, *x, *yv;    /* T: host backends only */
+    void *gpu;
+} chunk;
+
+/* One chunk [j0, j0 + B) to the end of every SCF */
+static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
+{
+    const dfr_case *d = k->d;
+    const dfr_tshape *t = k->t;
+    const int B = k->B, nf = d->y.nf, gpu = d->backend == SB_BACKEND_CUDA;
+    double t0 = sb_clock_seconds();
+#pragma omp parallel for schedule(dynamic, 1) if (k->par)
+    for (int c = 0; c < B; ++c) {
+        dfr_wtbs w = d->w;
+        dfr_sym y;
+        cand_params(d, j0 + c, &w.alpha, &w.beta);
+        k->st[c] = NULL;
+        k->rc[c] = dfr_basis_build(&w, d->y.ns, &y, k->f + (long)c * nf);
+        if (!k->rc[c]) k->rc[c] = dfr_scf_begin(&d->atom, &d->y, k->f + (long)c * nf, &d->o, NULL, 0, &k->st[c]);
+        k->live[c] = !k->rc[c];
+    }
+    double t1 = sb_clock_seconds();
+    int rc = SB_OK;
+    if (!d->atom.one_electron) {
+        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B);
+        else dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
+    }
+    double t2 = sb_clock_seconds();
+    o->t_host += t1 - t0;
+    o->t_tensor += t2 - t1;
+    for (int live = B; live > 0 && !rc;) {
+        t0 = sb_clock_seconds();
+#pragma omp parallel for schedule(dynamic, 1) if (k->par)
+        for (int c = 0; c < B; ++c) {
+            if (!k->live[c]) continue;
+            const double *Dw;
+            if ((k->rc[c] = dfr_scf_density(k->st[c], &Dw, &k->G[c]))) k->live[c] = 0;
+            else if (Dw) dfr_tshape_gather(t, &d->y, Dw, k->x + (long)c * t->xlen);
+        }
+        t1 = sb_clock_seconds();
+        if (!d->atom.one_electron) {
+            if (gpu) rc = dfr_batch_cuda_contract(k->gpu, B, k->x, k->yv);
+            else dfr_contract_host(t, B, k->T, k->x, k->yv, k->par);
+        }
+        t2 = sb_clock_seconds();
+        live = 0;
+#pragma omp parallel for schedule(dynamic, 1) if (k->par) reduction(+ : live)
+        for (int c = 0; c < B; ++c) {
+            if (!k->live[c]) continue;
+            int done = 0;
+            if (!d->atom.one_electron) dfr_tshape_scatter(t, &d->y, k->yv + (long)c * t->ylen, k->G[c]);
+            if ((k->rc[c] = dfr_scf_fock(k->st[c], &done)) || done) k->live[c] = 0;
+            live += k->live[c];
+        }
+        o->t_host += (t1 - t0) + (sb_clock_seconds() - t2);
+        o->t_contract += t2 - t1;
+        sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
+    }
+    for (int c = 0; c < B; ++c) {
+        dfr_result r;
+        memset(&r, 0, sizeof r);
+        dfr_scf_end(k->st[c], &r, NULL);
+        record(o, j0 + c, k->rc[c], &r, d);
+        o->fock_builds += r.fock_builds;
+    }
+    return rc;
+}
+
+static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
+{
+    dfr_tshape t;
+    chunk k = {0};
+    int rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC);
+    const int B = rc ? 1 : chunk_size(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
+    k.d = d, k.t = &t, k.B = B, k.par = d->backend != SB_BACKEND_REFERENCE;
+    o->chunk = B;
+    k.f = calloc((size_t)B * d->y.nf, sizeof *k.f);
+    k.st = calloc(B, sizeof *k.st);
+    k.live = calloc(B, sizeof *k.live), k.rc = calloc(B, sizeof *k.rc);
+    k.G = calloc(B, sizeof *k.G);
+    k.x = calloc((size_t)B * t.xlen, sizeof(double)), k.yv = calloc((size_t)B * t.ylen, sizeof(double));
+    if (!gpu) k.T = malloc(sizeof(double) * (size_t)B * t.per);
+    if (!rc && (!k.f || !k.st || !k.live || !k.rc || !k.G || !k.x || !k.yv || (!gpu && !k.T))) {
+        sb_error("dfratom_scf: batch of %d candidates: out of host memory (%.2f GB of tensors; lower --param "
+                 "batch_mem)", B, 8e-9 * B * t.per);
+        rc = SB_EXIT_RUNTIME;
+    }
+    if (!rc && gpu) rc = dfr_batch_cuda_create(&t, &d->y, B, &k.gpu);
+    /* the candidates' small eigen-solves run side by side: one BLAS thread each */
+    const int blas_threads = openblas_get_num_threads();
+    if (k.par) openblas_set_num_threads(1);
+    for (int j = j0; j < j0 + n && !rc; j += B) {
+        k.B = j0 + n - j < B ? j0 + n - j : B;
+        rc = run_chunk(&k, j, o);
+    }
+    if (k.par) openblas_set_num_threads(blas_threads);
+    dfr_batch_cuda_destroy(k.gpu);
+    free(k.f), free(k.st), free(k.live), free(k.rc), free(k.G), free(k.x), free(k.yv), free(k.T);
+    dfr_tshape_free(&t);
+    return rc;
+}
+
+int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
+{
+    o->fock_builds = 0;
+    o->t_host = o->t_tensor = o->t_contract = 0.0;
+    o->chunk = 1;
+    int rc = engine == DFR_ENGINE_SEQUENTIAL ? eval_sequential(d, j0, n, o) : eval_batched(d, j0, n, o);
+    sb_progress_done();
+    return rc;
+}
+
+int dfr_batch_out_alloc(dfr_batch_out *o, int n)
+{
+    memset(o, 0, sizeof *o);
+    o->energy = calloc(n, sizeof *o->energy);
+    o->iters = calloc(n, sizeof *o->iters);
+    o->bad_spectrum = calloc(n, sizeof *o->bad_spectrum);
+    return o->energy && o->iters && o->bad_spectrum ? SB_OK : SB_EXIT_RUNTIME;
+}
+
+void dfr_batch_out_free(dfr_batch_out *o)
+{
+    free(o->energy);
+    free(o->iters);
+    free(o->bad_spectrum);
+    memset(o, 0, sizeof *o);
+}
+
+void dfr_batch_candidate(const dfr_case *d, int j, double *alpha, double *beta) { cand_params(d, j, alpha, beta); }
