@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "dfratom_scf/dfr.h"
+#include "dfratom_scf/dfratom_scf.h"
+#include "runloop.h"
 
 typedef struct {
     dfr_atom a;
@@ -40,5 +42,30 @@ static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
     assert_int_equal(dfr_scf(&t->a, &t->y, t->f, &t->o, &g, &r, 0, Dw), SB_OK);
     dfr_gbuild_free(&g);
     return r;
+}
+/* The whole kernel, one repetition: kv is a NULL-terminated list of key, value pairs; every
+ * failed validation check is printed */
+static void dfr_kernel_run(sb_backend b, int size, const char *const *kv, sb_result *res)
+{
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = size, p.reps = 1, p.warmup = 0, p.seed = 1, p.quiet = 1;
+    for (; kv[0]; kv += 2, p.nkv++) {
+        strcpy(p.kv[p.nkv].key, kv[0]);
+        strcpy(p.kv[p.nkv].value, kv[1]);
+    }
+    assert_int_equal(sb_run_case(&dfratom_scf_kernel, b, &p, 0, res), SB_OK);
+    for (int i = 0; i < res->validation.n; i++)
+        if (!res->validation.check[i].pass)
+            print_message("FAIL %s: %g vs %g\n", res->validation.check[i].name, res->validation.check[i].value,
+                          res->validation.check[i].reference);
+}
+
+static double dfr_counter(const sb_counters *cs, const char *name)
+{
+    for (int i = 0; i < cs->n; i++)
+        if (!strcmp(cs->c[i].name, name)) return cs->c[i].value;
+    fail_msg("counter %s missing", name);
+    return NAN;
 }
 #endif

@@ -9,7 +9,11 @@
  *            lowest eigenvalues within 1e-9 relative of LAPACK's, residuals printed;
  *   solvers  the whole kernel on cuda, Be, with eigensolver=lapack, cusolver and the default: the
  *            cuSOLVER path taken where asked, energies within 1e-10 relative, same iterations,
- *            and every validation check (the SCF oracle is the reference with LAPACK) passed. */
+ *            and every validation check (the SCF oracle is the reference with LAPACK) passed;
+ *   batch    job=batch, Ne (Dirac), 24 candidates in chunks of 7 (batch_mem): the batched engine's
+ *            validation against the direct GPU SCF one after another passes (energies 1e-10
+ *            relative, same iterations), and its best energy and iteration total equal the
+ *            OpenMP batched engine's (1e-10 relative; equal). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,14 +183,6 @@ static void eig_ill_conditioned(void **state)
     dfr_eig_cuda_destroy(eig);
 }
 
-static double counter(const sb_counters *cs, const char *name)
-{
-    for (int i = 0; i < cs->n; ++i)
-        if (!strcmp(cs->c[i].name, name)) return cs->c[i].value;
-    fail_msg("no counter %s", name);
-    return NAN;
-}
-
 static void kernel_eigensolvers_agree(void **state)
 {
     (void)state;
@@ -210,11 +206,11 @@ static void kernel_eigensolvers_agree(void **state)
                 print_message("FAIL %s: %s %g vs %g\n", solvers[k] ? solvers[k] : "default", res.validation.check[i].name,
                               res.validation.check[i].value, res.validation.check[i].reference);
         assert_true(res.passed);
-        assert_true(counter(&res.counters, "eigensolver_cusolver") == (k == 1 ? 1.0 : 0.0));
-        e[k] = counter(&res.counters, "energy");
-        it[k] = counter(&res.counters, "scf_iterations");
+        assert_true(dfr_counter(&res.counters, "eigensolver_cusolver") == (k == 1 ? 1.0 : 0.0));
+        e[k] = dfr_counter(&res.counters, "energy");
+        it[k] = dfr_counter(&res.counters, "scf_iterations");
         printf("  Be K=12 cuda, eigensolver=%s: %.12f Eh, %g iterations, eigen-solves %.3f ms\n",
-               solvers[k] ? solvers[k] : "default", e[k], it[k], 1e3 * counter(&res.counters, "eigensolve_time"));
+               solvers[k] ? solvers[k] : "default", e[k], it[k], 1e3 * dfr_counter(&res.counters, "eigensolve_time"));
         sb_result_free(&res);
     }
     assert_true(fabs(e[1] - e[0]) <= 1e-10 * fabs(e[0]));
@@ -222,11 +218,33 @@ static void kernel_eigensolvers_agree(void **state)
     assert_true(fabs(e[2] - e[0]) <= 1e-12 * fabs(e[0]) && it[2] == it[0]); /* the default is LAPACK, on cuda too */
 }
 
+static void batch_matches(void **state)
+{
+    (void)state;
+    sb_cuda_info info;
+    REQUIRE_GPU(&info);
+    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "24", "batch_check", "24",
+                                     "batch_mem", "0.01", NULL};
+    sb_result g, c;
+    dfr_kernel_run(SB_BACKEND_CUDA, 10, kv, &g);
+    assert_true(g.passed);
+    assert_true(dfr_counter(&g.counters, "batch_chunk") == 7.0);
+    dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 10, kv, &c);
+    assert_true(c.passed);
+    double eg = dfr_counter(&g.counters, "batch_best_energy"), ec = dfr_counter(&c.counters, "batch_best_energy");
+    printf("  Ne K=10 batch of 24: best %.12f Eh (cuda) %.12f Eh (openmp), %g SCF/s on cuda\n", eg, ec,
+           dfr_counter(&g.counters, "batch_scfs_per_s"));
+    assert_true(fabs(eg - ec) <= 1e-10 * fabs(ec));
+    assert_true(dfr_counter(&g.counters, "batch_scf_iterations") == dfr_counter(&c.counters, "batch_scf_iterations"));
+    sb_result_free(&g);
+    sb_result_free(&c);
+}
+
 int main(void)
 {
     sb_set_quiet(1);
     const struct CMUnitTest tests[] = {cmocka_unit_test(g_build_matches), cmocka_unit_test(scf_matches),
                                        cmocka_unit_test(eig_matches_lapack), cmocka_unit_test(eig_ill_conditioned),
-                                       cmocka_unit_test(kernel_eigensolvers_agree)};
+                                       cmocka_unit_test(kernel_eigensolvers_agree), cmocka_unit_test(batch_matches)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

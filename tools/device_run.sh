@@ -29,8 +29,26 @@ run() {
   local bin=$1 dir=$2 backend=$3 size=$4 tag=$5; shift 5
   $bin run "$kernel" --backend "$backend" --size "$size" --quiet "$@" --json "$dir/$kernel.$backend.$size$tag.json" || fail=1
 }
+lim=${DFR_LIMIT:-200}
+DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
+          --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_|batch_|eigensolve)|FAIL" || fail=1; }
 for kernel in $kernels; do
 case $kernel in
+dfr-batch) # dfratom_scf job=batch: 256 candidate bases, batched engine against one SCF after another
+  kernel=dfratom_scf
+  B="--param job=batch"
+  echo "== dfratom_scf batch: Be Dirac K=16, 256 candidates (cuda: all 256 checked against the sequential engine)"
+  DFR cuda 16 .atom-Be.job-batch --reps 5 --param atom=Be $B --param batch_check=256
+  DFR cuda 16 .atom-Be.job-batch.batch_engine-sequential --reps 3 --param atom=Be $B --param batch_engine=sequential
+  DFR cuda 16 .atom-Be.job-batch.batch_mem-0.0001 --reps 3 --param atom=Be $B --param batch_mem=0.0001
+  DFR openmp_simd 16 .atom-Be.job-batch --reps 3 --param atom=Be $B
+  DFR openmp_simd 16 .atom-Be.job-batch.batch_engine-sequential --reps 1 --warmup 0 --param atom=Be $B \
+    --param batch_engine=sequential --param batch_check=4
+  echo "== dfratom_scf batch: Ne Dirac K=20, 256 candidates"
+  DFR cuda 20 .atom-Ne.job-batch --reps 3 --param atom=Ne $B
+  DFR cuda 20 .atom-Ne.job-batch.batch_engine-sequential --reps 1 --warmup 0 --param atom=Ne $B \
+    --param batch_engine=sequential --param batch_check=4
+  ;;
 lattice_mc)
   for L in 64 128 256; do run $sb "$res" cuda $L "" --reps 10; done
   run $sb "$res" cuda 128 .geometry-droplet --reps 10 --param geometry=droplet
@@ -88,9 +106,6 @@ fullerene_ff)
   done
   ;;
 dfratom_scf)
-  lim=${DFR_LIMIT:-200}
-  DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
-            --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_|eigensolve)|FAIL" || fail=1; }
   echo "== dfratom_scf: one Fock build (Xe, K=30, Dirac, Gaussian nucleus): cuda, openmp_simd 16 threads, reference"
   DFR cuda 30 .job-fock --reps 5 --param job=fock
   DFR openmp_simd 30 .job-fock --reps 3 --param job=fock

@@ -51,7 +51,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "batch", 256, 1, 65536, &batch)) ||
         (rc = sb_param_choice(p, "batch_engine", engines, DFR_ENGINE_BATCHED, &d->engine)) ||
         (rc = sb_param_long(p, "batch_check", 16, 0, 65536, &batch_check)) ||
-        (rc = sb_param_double(p, "batch_mem", 8.0, 1e-3, 1024.0, &d->batch_mem)))
+        (rc = sb_param_double(p, "batch_mem", 8.0, 1e-6, 1024.0, &d->batch_mem)))
         return rc;
     d->batch = (int)batch;
     d->batch_check = (int)(batch_check < batch ? batch_check : batch);
