@@ -13,7 +13,9 @@
  *                 direct build to 1e-13 of max|G|;
  *   batch         job=batch, Be, 6 candidates in chunks of 3: every validation check passes (all
  *                 converged, no collapse, energies and iterations equal to the sequential direct
- *                 SCFs), and the batched engine's totals equal the sequential engine's. */
+ *                 SCFs), and the batched engine's totals equal the sequential engine's;
+ *   bsopt scan    bsopt_scan=8: NEWUOA starts at the lowest of the 8 scanned bases and ends at or
+ *                 below it; the scan's SCFs are counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,6 +178,20 @@ static void batch_engines_agree(void **state)
     sb_result_free(&s);
 }
 
+static void bsopt_scan_starts_from_best(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"atom", "Be", "job", "bsopt", "bsopt_scan", "8", "bsopt_evals", "12", NULL};
+    sb_result r;
+    dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 8, kv, &r);
+    assert_true(r.passed);
+    double best = dfr_counter(&r.counters, "bsopt_scan_best_energy");
+    assert_true(dfr_counter(&r.counters, "bsopt_energy") <= best + 1e-9);
+    assert_true(dfr_counter(&r.counters, "bsopt_scfs") >= 1 + 8 + 3);
+    assert_true(best <= dfr_counter(&r.counters, "bsopt_energy_start") + 1e-9); /* candidate 0 is the start */
+    sb_result_free(&r);
+}
+
 int main(void)
 {
     sb_set_quiet(1);
@@ -183,6 +199,7 @@ int main(void)
         cmocka_unit_test(one_electron),   cmocka_unit_test(helium_nr_limit), cmocka_unit_test(beryllium_dirac),
         cmocka_unit_test(neon_j_partners), cmocka_unit_test(openmp_equals_reference), cmocka_unit_test(input_errors),
         cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_engines_agree),
+        cmocka_unit_test(bsopt_scan_starts_from_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,8 @@ dfr-batch) # dfratom_scf job=batch: 256 candidate bases, batched engine against 
   DFR openmp_simd 16 .atom-Be.job-batch --reps 3 --param atom=Be $B
   DFR openmp_simd 16 .atom-Be.job-batch.batch_engine-sequential --reps 1 --warmup 0 --param atom=Be $B \
     --param batch_engine=sequential --param batch_check=4
+  echo "== dfratom_scf bsopt from a batch scan: Be Dirac K=16, 256 bases scanned, NEWUOA from the best"
+  DFR cuda 16 .atom-Be.job-bsopt.bsopt_scan-256 --reps 1 --warmup 0 --param atom=Be --param job=bsopt --param bsopt_scan=256
   echo "== dfratom_scf batch: Ne Dirac K=20, 256 candidates"
   DFR cuda 20 .atom-Ne.job-batch --reps 3 --param atom=Ne $B
   DFR cuda 20 .atom-Ne.job-batch.batch_engine-sequential --reps 1 --warmup 0 --param atom=Ne $B \

@@ -99,6 +99,39 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
     out[BS_BUILDS] = d->bs.fock_builds - builds0;
 }
 
+/* bsopt_scan = n > 0: candidates 0 .. n-1 (dfr_bsopt_offset) in one batch (batch.c), every
+ * rank the same; the NEWUOA starts become the best S of them, best first */
+static int bs_scan(dfr_case *d, int *start)
+{
+    dfr_bsopt_result *b = &d->bs;
+    const int n = d->bs_scan, S = d->bs_starts;
+    b->scan_scfs = b->scan_fock_builds = 0;
+    b->scan_best = NAN;
+    if (n <= 0) return SB_OK;
+    dfr_batch_out o;
+    int rc = dfr_batch_out_alloc(&o, n);
+    if (!rc) rc = dfr_batch_eval(d, DFR_ENGINE_BATCHED, 0, n, &o);
+    for (int k = 0; k < S && !rc; ++k) { /* selection: the k-th lowest converged energy */
+        int m = -1;
+        for (int j = 0; j < n; ++j) {
+            int taken = 0;
+            for (int q = 0; q < k; ++q) taken |= start[q] == j;
+            if (!taken && isfinite(o.energy[j]) && (m < 0 || o.energy[j] < o.energy[m])) m = j;
+        }
+        if (m < 0) {
+            sb_error("dfratom_scf: bsopt: only %d of the %d scanned bases converged, %d starts asked", k, n, S);
+            rc = SB_EXIT_RUNTIME;
+            break;
+        }
+        start[k] = m;
+        if (k == 0) b->scan_best = o.energy[m];
+    }
+    b->scan_scfs = n;
+    b->scan_fock_builds = o.fock_builds;
+    dfr_batch_out_free(&o);
+    return rc;
+}
+
 /* The starts are dealt round-robin to the MPI ranks (each NEWUOA is serial); every rank
  * then holds every start's outcome and takes the same best one, so the result does not
  * depend on the number of ranks. */
@@ -115,13 +148,23 @@ int dfr_bsopt(dfr_case *d)
         return SB_EXIT_RUNTIME;
     }
     double *out = calloc((size_t)S * BS_NFIELD, sizeof *out);
-    if (!out) return SB_EXIT_RUNTIME;
-    for (int j = me; j < S; j += ranks) bs_newuoa(d, j, b->e0, out + (size_t)j * BS_NFIELD);
+    int *start = malloc(sizeof(int) * S);
+    if (!out || !start) {
+        free(out), free(start);
+        return SB_EXIT_RUNTIME;
+    }
+    for (int j = 0; j < S; ++j) start[j] = j;
+    int rc = bs_scan(d, start);
+    if (rc) {
+        free(out), free(start);
+        return rc;
+    }
+    for (int j = me; j < S; j += ranks) bs_newuoa(d, start[j], b->e0, out + (size_t)j * BS_NFIELD);
     const int mine = b->fock_builds;
     sb_mpi_sum(out, (long)S * BS_NFIELD); /* each start's row is nonzero on one rank only */
     sb_progress_done();
     int best = -1;
-    b->evals = 1, b->failures = 0, b->fock_builds = shared;
+    b->evals = 1 + b->scan_scfs, b->failures = 0, b->fock_builds = shared + b->scan_fock_builds;
     for (int j = 0; j < S; j++) {
         const double *o = out + (size_t)j * BS_NFIELD;
         b->evals += (int)o[BS_EVALS], b->failures += (int)o[BS_FAILS], b->fock_builds += (int)o[BS_BUILDS];
@@ -129,19 +172,21 @@ int dfr_bsopt(dfr_case *d)
     }
     if (best < 0) {
         free(out);
+        free(start);
         sb_error("dfratom_scf: bsopt: NLopt NEWUOA failed from every start");
         return SB_EXIT_RUNTIME;
     }
     b->alpha = out[(size_t)best * BS_NFIELD + BS_ALPHA];
     b->beta = out[(size_t)best * BS_NFIELD + BS_BETA];
     b->energy = out[(size_t)best * BS_NFIELD + BS_E];
-    b->best_start = best;
+    b->best_start = start[best];
     free(out);
+    free(start);
     /* leave the case in the optimum, with its SCF result, for the report and the checks */
     d->w.alpha = b->alpha;
     d->w.beta = b->beta;
     b->energy_rerun = dfr_bsopt_energy(d, b->alpha, b->beta, &d->r);
     b->fock_builds += d->r.fock_builds;
-    b->rank_fock_builds = shared + mine + d->r.fock_builds;
+    b->rank_fock_builds = shared + b->scan_fock_builds + mine + d->r.fock_builds;
     return SB_OK;
 }

@@ -20,6 +20,8 @@ typedef struct {
     int evals, failures, fock_builds; /* over every start (and rank) */
     int best_start;       /* the start whose optimum won */
     int rank_fock_builds; /* MPI: the builds this rank made */
+    double scan_best;     /* bsopt_scan: the lowest scanned energy (NAN: no scan) */
+    int scan_scfs, scan_fock_builds;
 } dfr_bsopt_result;
 
 typedef struct {
@@ -40,6 +42,7 @@ typedef struct {
     dfr_bsopt_result bs;
     int bs_maxeval;
     int bs_starts;        /* bsopt: NEWUOA starts (dealt to the MPI ranks) */
+    int bs_scan;          /* bsopt: candidate bases scanned as one batch to pick the starts */
     int batch, engine, batch_check; /* job=batch: candidates, engine, candidates validated */
     double batch_mem;     /* GiB of integral tensors in flight */
     dfr_batch_out bo;     /* the timed run's outcomes */

@@ -65,6 +65,8 @@ static const sb_param_spec dfr_params[] = {
     {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval), per start"},
     {"bsopt_starts", "1", "bsopt: NEWUOA starts, the case's basis and Halton offsets around it; the best "
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},
+    {"bsopt_scan", "0", "bsopt: first evaluate this many candidate bases (the batch's) as one batch and start "
+                        "NEWUOA from the best bsopt_starts of them (0: no scan)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
     {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
     {"eigensolver", "lapack", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
@@ -231,6 +233,10 @@ static int dfr_finish(sb_case *c)
         sb_counter_set(cs, "bsopt_failed_scfs", b->failures, "1");
         sb_counter_set(cs, "bsopt_fock_builds", b->fock_builds, "1");
         sb_counter_set(cs, "bsopt_best_start", b->best_start, "1");
+        if (d->bs_scan > 0) {
+            sb_counter_set(cs, "bsopt_scan_scfs", b->scan_scfs, "1");
+            sb_counter_set(cs, "bsopt_scan_best_energy", b->scan_best, "Eh");
+        }
         sb_counter_set(cs, "energy", r->energy, "Eh");
         set_work(c, d, b->fock_builds);
         c->rank_items = d->cnt.rint_per_build * b->rank_fock_builds;

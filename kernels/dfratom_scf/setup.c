@@ -22,7 +22,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     enum { EIG_LAPACK, EIG_CUSOLVER };
     static const char *const eigs[] = {"lapack", "cusolver", NULL};
     const char *sym = sb_param_string(p, "atom");
-    long batch = 256, batch_check = 16;
+    long batch = 256, batch_check = 16, bs_scan = 0;
     long bs_evals = 40, bs_starts = 1, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
     int ham = 0, nuc = 1, eig = EIG_LAPACK, rc;
     int K = p->size ? p->size : 30;
@@ -48,6 +48,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
         (rc = sb_param_long(p, "bsopt_evals", 40, 3, 10000, &bs_evals)) ||
         (rc = sb_param_long(p, "bsopt_starts", 1, 1, 256, &bs_starts)) ||
+        (rc = sb_param_long(p, "bsopt_scan", 0, 0, 65536, &bs_scan)) ||
         (rc = sb_param_long(p, "batch", 256, 1, 65536, &batch)) ||
         (rc = sb_param_choice(p, "batch_engine", engines, DFR_ENGINE_BATCHED, &d->engine)) ||
         (rc = sb_param_long(p, "batch_check", 16, 0, 65536, &batch_check)) ||
@@ -77,6 +78,12 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     d->oracle = (int)oracle;
     d->bs_maxeval = (int)bs_evals;
     d->bs_starts = (int)bs_starts;
+    d->bs_scan = (int)bs_scan;
+    if (bs_scan && bs_scan < bs_starts) {
+        sb_error("dfratom_scf: --param bsopt_scan=%ld scans fewer bases than the %ld NEWUOA starts asked (0 or >= %ld)",
+                 bs_scan, bs_starts, bs_starts);
+        return SB_EXIT_USAGE;
+    }
     if (A) d->atom.mass = (int)A;
     if (o->nucleus == DFR_NUC_GAUSS) {
         if (!d->atom.mass) {

@@ -164,6 +164,10 @@ static void check_bsopt(const dfr_case *d, sb_validation *v)
                  "NEWUOA keeps the best point: E(optimum) <= E(start basis)");
     sb_check_add(v, "bsopt_optimum_reproduces", b->energy_rerun, b->energy, 1e-10, SB_TOL_REL, "Eh",
                  "a fresh SCF in the optimal basis");
+    if (d->bs_scan > 0) /* NEWUOA starts from the best scanned basis and keeps its best point */
+        sb_check_add(v, "bsopt_energy_not_above_scan_best", b->energy, b->scan_best + 1e-9, 0.0, SB_TOL_MAX, "Eh",
+                     "the lowest energy of the batch scan (the first NEWUOA start) + 1e-9 Eh for the two "
+                     "engines' round-off");
     const table_row *t = find(hf_limit, sizeof hf_limit / sizeof *hf_limit, d->atom.symbol);
     if (t && d->o.ham == DFR_SCHRODINGER && d->o.nucleus == DFR_NUC_POINT && d->atom.charge == 0)
         sb_check_add(v, "bsopt_not_below_hf_limit", t->e - b->energy, 1e-9, 0.0, SB_TOL_MAX, "Eh",
