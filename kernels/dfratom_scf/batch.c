@@ -54,8 +54,7 @@ static int eval_sequential(dfr_case *d, int j0, int n, dfr_batch_out *o)
     return dfr_basis_build(&d->w, d->y.ns, &d->y, d->f);
 }
 
-/* The candidates in flight together: as many tensors as fit in batch_mem */
-static int chunk_size(const dfr_case *d, const dfr_tshape *t, int n)
+int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n)
 {
     double fit = floor(d->batch_mem * 1073741824.0 / (8.0 * (double)t->per));
     return fit < 1.0 ? 1 : fit < n ? (int)fit : n;
@@ -142,7 +141,7 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     dfr_tshape t;
     chunk k = {0};
     int rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC);
-    const int B = rc ? 1 : chunk_size(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
+    const int B = rc ? 1 : dfr_batch_chunk(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
     k.d = d, k.t = &t, k.B = B, k.par = d->backend != SB_BACKEND_REFERENCE;
     o->chunk = B;
     k.f = calloc((size_t)B * d->y.nf, sizeof *k.f);

@@ -226,6 +226,20 @@ __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restr
     }
 }
 
+/* The grid of a tensor pass over `total` entries (grid-stride beyond it) */
+static unsigned t_grid(long total)
+{
+    long blocks = (total + DFR_BLOCK - 1) / DFR_BLOCK;
+    return (unsigned)(blocks < (1L << 20) ? blocks : (1L << 20));
+}
+
+extern "C" int dfr_batch_cuda_launches(long total, sb_launch *l, int max)
+{
+    if (max < 1) return 0;
+    if (sb_cuda_occupancy((const void *)dfr_t_kernel, "dfr_t_kernel", DFR_BLOCK, 0, (int)t_grid(total), l)) return -1;
+    return 1;
+}
+
 extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv)
 {
     dfr_batch_dev *b = (dfr_batch_dev *)calloc(1, sizeof *b);
@@ -262,9 +276,8 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
         return SB_EXIT_RUNTIME;
     }
     SB_CU(cudaMemcpy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
-    long total = (long)B * b->t.per, blocks = (total + DFR_BLOCK - 1) / DFR_BLOCK;
-    dfr_t_kernel<<<(unsigned)(blocks < (1L << 20) ? blocks : (1L << 20)), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx,
-                                                                                      b->nf, total, b->T);
+    long total = (long)B * b->t.per;
+    dfr_t_kernel<<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, total, b->T);
     SB_CU(cudaGetLastError());
     SB_CU(cudaDeviceSynchronize());
     return SB_OK;

@@ -180,6 +180,8 @@ int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void 
 int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B);
 int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
 void dfr_batch_cuda_destroy(void *priv);
+/* The occupancy report of the tensor kernel for a pass over `total` entries */
+int dfr_batch_cuda_launches(long total, sb_launch *l, int max);
 
 /* ---- backends: G builders ---- */
 int dfr_g_reference(dfr_gbuild *g, const double *D, double *G);

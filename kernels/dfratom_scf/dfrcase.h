@@ -61,6 +61,8 @@ int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
 int dfr_batch_out_alloc(dfr_batch_out *o, int n);
 void dfr_batch_out_free(dfr_batch_out *o);
 void dfr_batch_candidate(const dfr_case *d, int j, double *alpha, double *beta);
+/* Candidates in flight together out of n: as many tensors as fit in batch_mem, at least one */
+int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n);
 
 /* d->backend must be set: eigensolver=cusolver is refused on the CPU backends */
 int dfr_case_parse(sb_params *p, dfr_case *d);

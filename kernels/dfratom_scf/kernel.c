@@ -45,6 +45,11 @@ int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv)
     return SB_EXIT_RUNTIME;
 }
 void dfr_batch_cuda_destroy(void *priv) { (void)priv; }
+int dfr_batch_cuda_launches(long total, sb_launch *l, int max)
+{
+    (void)total, (void)l, (void)max;
+    return 0;
+}
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 {
     (void)g, (void)l, (void)max;
@@ -137,7 +142,15 @@ static int dfr_prepare(sb_case *c)
     int rc;
     if (d->eig_gpu && (rc = dfr_eig_cuda_create(&d->y, d->o.ham == DFR_DIRAC, &d->eig))) return rc;
     if ((rc = dfr_builder_init(d, &d->g))) return rc;
-    if (c->backend == SB_BACKEND_CUDA) {
+    if (c->backend == SB_BACKEND_CUDA && d->job == DFR_JOB_BATCH && d->engine == DFR_ENGINE_BATCHED) {
+        /* the batched engine never launches the direct build: report its tensor pass (one chunk) */
+        dfr_tshape t;
+        if ((rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC))) return rc;
+        int n = dfr_batch_cuda_launches(dfr_batch_chunk(d, &t, d->batch) * t.per, c->launch, SB_MAX_LAUNCH);
+        dfr_tshape_free(&t);
+        if (n < 0) return SB_EXIT_RUNTIME;
+        c->nlaunch = n;
+    } else if (c->backend == SB_BACKEND_CUDA) {
         int n = dfr_g_cuda_launches(&d->g, c->launch, SB_MAX_LAUNCH);
         if (n < 0) return SB_EXIT_RUNTIME;
         c->nlaunch = n;
