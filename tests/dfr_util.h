@@ -43,6 +43,20 @@ static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
     dfr_gbuild_free(&g);
     return r;
 }
+/* The occupation-weighted density after one SCF iteration (core guess), reference build;
+ * *n its length (dfr_set_size) */
+static double *dfr_small_first_density(dfr_small *t, long *n)
+{
+    *n = dfr_set_size(&t->y);
+    double *D = calloc(*n, sizeof *D);
+    assert_non_null(D);
+    dfr_scf_opts all = t->o;
+    t->o.maxit = 1;
+    dfr_small_scf(t, dfr_g_reference, D);
+    t->o = all;
+    return D;
+}
+
 /* The whole kernel, one repetition: kv is a NULL-terminated list of key, value pairs; every
  * failed validation check is printed */
 static void dfr_kernel_run(sb_backend b, int size, const char *const *kv, sb_result *res)
@@ -67,5 +81,13 @@ static double dfr_counter(const sb_counters *cs, const char *name)
         if (!strcmp(cs->c[i].name, name)) return cs->c[i].value;
     fail_msg("counter %s missing", name);
     return NAN;
+}
+/* Two job=batch runs over the same candidates: the same best energy (1e-10 relative) and the
+ * same total of SCF iterations */
+static void dfr_batches_agree(const sb_result *a, const sb_result *b)
+{
+    double ea = dfr_counter(&a->counters, "batch_best_energy"), eb = dfr_counter(&b->counters, "batch_best_energy");
+    assert_true(fabs(ea - eb) <= 1e-10 * fabs(eb));
+    assert_true(dfr_counter(&a->counters, "batch_scf_iterations") == dfr_counter(&b->counters, "batch_scf_iterations"));
 }
 #endif

@@ -16,15 +16,6 @@
 #include "dfratom_scf/dfrcase.h"
 #include "sb_omp.h"
 
-/* Candidate j's basis parameters */
-static void cand_params(const dfr_case *d, int j, double *alpha, double *beta)
-{
-    double da, db;
-    dfr_bsopt_offset(j, &da, &db);
-    *alpha = exp(log(d->w.alpha) + da);
-    *beta = 1.0 + exp(log(d->w.beta - 1.0) + db);
-}
-
 /* Outcome of candidate j: energy (NAN unless converged), iterations, spectrum check */
 static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const dfr_case *d)
 {
@@ -44,7 +35,7 @@ static int eval_sequential(dfr_case *d, int j0, int n, dfr_batch_out *o)
     for (int j = j0; j < j0 + n; ++j) {
         double alpha, beta;
         dfr_result r;
-        cand_params(d, j, &alpha, &beta);
+        dfr_bsopt_start(d, j, &alpha, &beta);
         double e = dfr_bsopt_energy(d, alpha, beta, &r);
         record(o, j, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d);
         o->fock_builds += r.fock_builds;
@@ -83,7 +74,7 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
     for (int c = 0; c < B; ++c) {
         dfr_wtbs w = d->w;
         dfr_sym y;
-        cand_params(d, j0 + c, &w.alpha, &w.beta);
+        dfr_bsopt_start(d, j0 + c, &w.alpha, &w.beta);
         k->st[c] = NULL;
         k->rc[c] = dfr_basis_build(&w, d->y.ns, &y, k->f + (long)c * nf);
         if (!k->rc[c]) k->rc[c] = dfr_scf_begin(&d->atom, &d->y, k->f + (long)c * nf, &d->o, NULL, 0, &k->st[c]);
@@ -196,5 +187,3 @@ void dfr_batch_out_free(dfr_batch_out *o)
     free(o->bad_spectrum);
     memset(o, 0, sizeof *o);
 }
-
-void dfr_batch_candidate(const dfr_case *d, int j, double *alpha, double *beta) { cand_params(d, j, alpha, beta); }

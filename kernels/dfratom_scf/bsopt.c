@@ -59,16 +59,26 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
 /* Start j of a multi-start optimisation, as offsets of (ln alpha, ln(beta - 1)) from the
  * case's basis: j = 0 is the case's basis itself; j >= 1 a Halton point (bases 2 and 3) in
  * [-0.5, 0.5] x [-0.3, 0.3], so the starts do not depend on how many there are. */
-void dfr_bsopt_offset(int j, double *da, double *db)
+static void bs_start_x(const dfr_case *d, int j, double *x)
 {
-    *da = *db = 0.0;
-    if (j == 0) return;
-    double f = 1.0, h2 = 0.0, h3 = 0.0;
-    for (int i = j; i > 0; i /= 2) f *= 0.5, h2 += f * (i % 2);
-    f = 1.0;
-    for (int i = j; i > 0; i /= 3) f /= 3.0, h3 += f * (i % 3);
-    *da = h2 - 0.5;
-    *db = 0.6 * (h3 - 0.5);
+    double da = 0.0, db = 0.0;
+    if (j > 0) {
+        double f = 1.0, h2 = 0.0, h3 = 0.0;
+        for (int i = j; i > 0; i /= 2) f *= 0.5, h2 += f * (i % 2);
+        f = 1.0;
+        for (int i = j; i > 0; i /= 3) f /= 3.0, h3 += f * (i % 3);
+        da = h2 - 0.5;
+        db = 0.6 * (h3 - 0.5);
+    }
+    x[0] = log(d->w.alpha) + da;
+    x[1] = log(d->w.beta - 1.0) + db;
+}
+
+void dfr_bsopt_start(const dfr_case *d, int j, double *alpha, double *beta)
+{
+    double x[2];
+    bs_start_x(d, j, x);
+    bs_params(x, alpha, beta);
 }
 
 enum { BS_E, BS_ALPHA, BS_BETA, BS_EVALS, BS_FAILS, BS_BUILDS, BS_NFIELD };
@@ -78,9 +88,8 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
 {
     bs_state s = {d, 0, 0, e0};
     int builds0 = d->bs.fock_builds;
-    double da, db, f = NAN;
-    dfr_bsopt_offset(j, &da, &db);
-    double x[2] = {log(d->w.alpha) + da, log(d->w.beta - 1.0) + db}, step[2] = {0.2, 0.05};
+    double x[2], step[2] = {0.2, 0.05}, f = NAN;
+    bs_start_x(d, j, x);
     nlopt_opt opt = nlopt_create(NLOPT_LN_NEWUOA, 2);
     nlopt_result res = NLOPT_FAILURE;
     if (opt) {
@@ -99,7 +108,7 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
     out[BS_BUILDS] = d->bs.fock_builds - builds0;
 }
 
-/* bsopt_scan = n > 0: candidates 0 .. n-1 (dfr_bsopt_offset) in one batch (batch.c), every
+/* bsopt_scan = n > 0: candidates 0 .. n-1 (dfr_bsopt_start) in one batch (batch.c), every
  * rank the same; the NEWUOA starts become the best S of them, best first */
 static int bs_scan(dfr_case *d, int *start)
 {

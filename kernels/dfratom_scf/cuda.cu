@@ -117,16 +117,18 @@ static const char *solver_status(cusolverStatus_t s)
     }
 }
 
-/* Like SB_CU for cuSOLVER calls: report with file and line, return SB_EXIT_RUNTIME */
-#define DFR_SOLVER(call)                                                                        \
+/* Like SB_CU for a CUDA library's calls: report with file and line, return SB_EXIT_RUNTIME */
+#define DFR_LIB(call, ok, lib, text)                                                            \
     do {                                                                                        \
-        cusolverStatus_t st_ = (call);                                                          \
-        if (st_ != CUSOLVER_STATUS_SUCCESS) {                                                   \
-            sb_error("cuSOLVER error at %s:%d: %s: %s (%d)", __FILE__, __LINE__, #call,         \
-                     solver_status(st_), (int)st_);                                             \
+        auto st_ = (call);                                                                      \
+        if (st_ != ok) {                                                                        \
+            sb_error("%s error at %s:%d: %s: %s (%d)", lib, __FILE__, __LINE__, #call, text(st_), \
+                     (int)st_);                                                                 \
             return SB_EXIT_RUNTIME;                                                             \
         }                                                                                       \
     } while (0)
+#define DFR_SOLVER(call) DFR_LIB(call, CUSOLVER_STATUS_SUCCESS, "cuSOLVER", solver_status)
+#define DFR_BLAS(call) DFR_LIB(call, CUBLAS_STATUS_SUCCESS, "cuBLAS", cublasGetStatusString)
 
 extern "C" int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
 {
@@ -204,16 +206,6 @@ typedef struct {
     double *T, *x, *y;
     cublasHandle_t blas;
 } dfr_batch_dev;
-
-#define DFR_BLAS(call)                                                                          \
-    do {                                                                                        \
-        cublasStatus_t st_ = (call);                                                            \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            sb_error("cuBLAS error at %s:%d: %s: %s", __FILE__, __LINE__, #call,                 \
-                     cublasGetStatusString(st_));                                               \
-            return SB_EXIT_RUNTIME;                                                             \
-        }                                                                                       \
-    } while (0)
 
 __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restrict__ fun, dfr_tshape t,
                                                          const int *__restrict__ outd,

@@ -54,13 +54,13 @@ int dfr_builder_init(dfr_case *d, dfr_gbuild *g);
 void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
-/* Start j's offsets of (ln alpha, ln(beta - 1)) from the case's basis (0 for j = 0) */
-void dfr_bsopt_offset(int j, double *da, double *db);
+/* Start j's basis parameters: the case's basis for j = 0, else Halton offsets of (ln alpha,
+ * ln(beta - 1)) around it (bsopt.c); also candidate j of a batch */
+void dfr_bsopt_start(const dfr_case *d, int j, double *alpha, double *beta);
 /* Candidates j0 .. j0+n-1 of a batch with engine DFR_ENGINE_*; o from dfr_batch_out_alloc(batch) */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
 int dfr_batch_out_alloc(dfr_batch_out *o, int n);
 void dfr_batch_out_free(dfr_batch_out *o);
-void dfr_batch_candidate(const dfr_case *d, int j, double *alpha, double *beta);
 /* Candidates in flight together out of n: as many tensors as fit in batch_mem, at least one */
 int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n);
 

@@ -213,7 +213,7 @@ static int batch_counters(sb_case *c, dfr_case *d)
     }
     if (best >= 0) {
         double alpha, beta;
-        dfr_batch_candidate(d, best, &alpha, &beta);
+        dfr_bsopt_start(d, best, &alpha, &beta);
         sb_counter_set(cs, "batch_best_candidate", best, "1");
         sb_counter_set(cs, "batch_best_energy", o->energy[best], "Eh");
         sb_counter_set(cs, "batch_best_alpha", alpha, "bohr^-2");
