@@ -117,7 +117,7 @@ struct dfr_scf_run {
     dfr_result r;
     layout L;
     long psize;
-    int dirac, it, m_diis, verbose, done;
+    int dirac, it, m_diis, verbose;
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
     diis dd;
