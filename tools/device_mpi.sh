@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI runs on the GPU machine: each kernel on 1 rank (the baseline) and on R ranks, with the
-# parallel efficiency against the baseline (--baseline). The machine lent here has one GPU, so
-# R ranks share it (MPS is not used); the CPU runs give each rank OMP_THREADS threads.
+# parallel efficiency against the baseline (--baseline). Each rank takes local rank mod the GPU
+# count: on nvidia-h200-x2 a GPU each, on a one-GPU machine R ranks share it (MPS is not used);
+# the CPU runs give each rank OMP_THREADS threads.
 # JSON and the log land in $OUT (res/<machine>-mpi/, log-<what>.txt).
 # Prepare here (Open MPI's runtime is not on that machine; it is relocated with OPAL_PREFIX):
 #   make build/scibench-mpi
@@ -34,6 +35,7 @@ mkdir -p "$res"
 exec > >(tee "$out/log-$what.txt") 2>&1
 mpirun --version | head -1
 nvidia-smi -L
+nvidia-smi topo -m || true
 fail=0
 # pair BACKEND TAG "1-rank args" "R-rank args": baseline, then R ranks against it
 pair() {
@@ -67,9 +69,11 @@ if [ "$what" = gpu ]; then
   for kernel in $kernels; do
   case $kernel in
   lattice_mc)
-    pair cuda strong-256 "--size 256 --reps 10" "--size 256 --reps 10"
-    pair cuda weak-256-324 "--size 256 --reps 10" "--size 324 --reps 10"
-    pair cuda droplet-256 "--size 256 --reps 5 --param geometry=droplet" "--size 256 --reps 5 --param geometry=droplet" ;;
+    # the weak bar is 512^3 per GPU: 644^3 / 2 = 1.335e8 sites a rank (512^3 = 1.342e8;
+    # the lattice is cubic and L must divide by 2R); efficiency compares site updates/s per GPU
+    pair cuda weak-512-644 "--size 512 --reps 10" "--size 644 --reps 10"
+    pair cuda strong-512 "--size 512 --reps 10" "--size 512 --reps 10"
+    pair cuda droplet-512 "--size 512 --reps 5 --param geometry=droplet" "--size 512 --reps 5 --param geometry=droplet" ;;
   nlchains)
     pair cuda weak-1024 "--size 1024 --reps 5 --param copies=8192" "--size 1024 --reps 5 --param copies=16384" ;;
   fullerene_ff)
