@@ -307,7 +307,7 @@ static void test_optimise_sampled(void **state)
     }
 }
 
-/* ---- the isomer queue: many more isomers than resident blocks ---- */
+/* ---- the isomer queue: many more isomers than resident blocks; ranges of one batch ---- */
 
 static void test_queue(void **state)
 {
@@ -339,9 +339,26 @@ static void test_queue(void **state)
     memset(b.res, 0, sizeof(ff_result) * (size_t)I.n);
     assert_int_equal(CUDA_OPS->run(&b), SB_OK);
     assert_int_equal(CUDA_OPS->download(&b), SB_OK);
-    CUDA_OPS->release(&b);
     assert_memory_equal(r1, b.res, sizeof(ff_result) * (size_t)I.n);
     assert_memory_equal(X1, b.X, sizeof(double) * 180 * (size_t)I.n);
+    /* the same batch as uneven ranges, two in flight (the MPI queue's way): the same rows */
+    memset(b.res, 0, sizeof(ff_result) * (size_t)I.n);
+    memset(b.X, 0, sizeof(double) * 180 * (size_t)I.n);
+    long start[2] = {-1, -1};
+    const long chunk = 701;
+    for (long s = 0, k = 0; s < I.n; s += chunk, k ^= 1) {
+        if (start[k] >= 0) assert_int_equal(CUDA_OPS->range_wait(&b, (int)k), SB_OK);
+        assert_int_equal(CUDA_OPS->range_launch(&b, (int)k, s, I.n - s < chunk ? I.n - s : chunk), SB_OK);
+        start[k] = s;
+    }
+    for (int k = 0; k < 2; k++)
+        if (start[k] >= 0) assert_int_equal(CUDA_OPS->range_wait(&b, k), SB_OK);
+    assert_int_equal(CUDA_OPS->download(&b), SB_OK);
+    assert_memory_equal(r1, b.res, sizeof(ff_result) * (size_t)I.n);
+    assert_memory_equal(X1, b.X, sizeof(double) * 180 * (size_t)I.n);
+    assert_int_equal(CUDA_OPS->range_launch(&b, 2, 0, 1), SB_EXIT_RUNTIME);
+    assert_int_equal(CUDA_OPS->range_launch(&b, 0, I.n - 1, 2), SB_EXIT_RUNTIME);
+    CUDA_OPS->release(&b);
     for (long m = K; m < I.n; m++) {
         assert_memory_equal(&r1[m], &r1[m % K], sizeof(ff_result));
         assert_memory_equal(X1 + (size_t)m * 180, X1 + (size_t)(m % K) * 180, sizeof(double) * 180);

@@ -111,6 +111,8 @@ __device__ __forceinline__ int block_exclusive_scan(int v, int *red, int *total)
 typedef void (*opt_kernel_t)(const ff_atom *, double *, ff_result *, int, int, double, int, int *);
 
 /* ---- device state ------------------------------------------------------------------- */
+constexpr int RANGE_SLOTS = 2;
+
 struct cu_state {
     int N, F, M, block;
     uint16_t *dual;   /* M * F * 6 */
@@ -118,10 +120,17 @@ struct cu_state {
     double *xy;       /* M * N * 2, Tutte layout (kept for the tests: ff_cuda_tutte_xy) */
     double *X;        /* M * N * 3 */
     ff_result *res;   /* M */
+    /* [0] for run(), [1 + k] for range slot k: */
     int *queue;       /* next isomer for the optimiser */
     int *bad;         /* isomers whose dual graph was inconsistent (counted by dualise) */
     cudaEvent_t ev[5];
     int have_ev;
+    struct {          /* range slots, made at their first use */
+        cudaStream_t s;
+        cudaEvent_t ev[5];
+        long take;
+        int made;
+    } slot[RANGE_SLOTS];
     int sms, opt_grid, opt_bps;
     opt_kernel_t opt_fn;
     char opt_name[64];
@@ -645,6 +654,11 @@ void release_state(cu_state *st)
     cudaFree(st->bad);
     if (st->have_ev)
         for (cudaEvent_t e : st->ev) cudaEventDestroy(e);
+    for (auto &k : st->slot) {
+        if (!k.made) continue;
+        for (cudaEvent_t e : k.ev) cudaEventDestroy(e);
+        cudaStreamDestroy(k.s);
+    }
     free(st);
 }
 
@@ -752,8 +766,10 @@ int cu_prepare(ff_batch *b)
     SB_CU(cudaMalloc(&st->xy, M * N * 2 * sizeof(double)));
     SB_CU(cudaMalloc(&st->X, M * N * 3 * sizeof(double)));
     SB_CU(cudaMalloc(&st->res, M * sizeof(ff_result)));
-    SB_CU(cudaMalloc(&st->queue, sizeof(int)));
-    SB_CU(cudaMalloc(&st->bad, sizeof(int)));
+    SB_CU(cudaMalloc(&st->queue, (1 + RANGE_SLOTS) * sizeof(int)));
+    SB_CU(cudaMalloc(&st->bad, (1 + RANGE_SLOTS) * sizeof(int)));
+    /* download() reads bad[0], which only run() sets: a batch run by ranges has none */
+    SB_CU(cudaMemset(st->bad, 0, (1 + RANGE_SLOTS) * sizeof(int)));
     SB_CU(cudaMemcpy(st->dual, b->dual, M * F * 6 * sizeof(uint16_t), cudaMemcpyHostToDevice));
     for (int i = 0; i < 5; i++) {
         cudaError_t e = cudaEventCreate(&st->ev[i]);
@@ -776,49 +792,117 @@ int cu_prepare(ff_batch *b)
     return SB_OK;
 }
 
-int cu_run(ff_batch *b)
+/* The four stages over isomers [start, start + take) on stream s, bracketed by ev[0..4]. */
+int enqueue_stages(cu_state *st, cudaStream_t s, cudaEvent_t *ev, long start, int take, int *queue, int *bad)
+{
+    const int N = st->N, blk = st->block;
+    const size_t i0 = (size_t)start, n = (size_t)N;
+    ff_atom *graph = st->graph + i0 * n;
+    double *xy = st->xy + i0 * n * 2, *X = st->X + i0 * n * 3;
+    ff_result *res = st->res + i0;
+    SB_CU(cudaMemsetAsync(queue, 0, sizeof(int), s));
+    SB_CU(cudaMemsetAsync(bad, 0, sizeof(int), s));
+    SB_CU(cudaEventRecord(ev[0], s));
+    ff_dualise_kernel<<<take, blk, 0, s>>>(st->dual + i0 * st->F * 6, graph, N, st->F, bad);
+    SB_CU_LAUNCH();
+    SB_CU(cudaEventRecord(ev[1], s));
+    ff_tutte_kernel<<<take, blk, st->smem_tutte, s>>>(graph, xy, res, N);
+    SB_CU_LAUNCH();
+    SB_CU(cudaEventRecord(ev[2], s));
+    ff_project_kernel<<<take, blk, 0, s>>>(graph, xy, X, N);
+    SB_CU_LAUNCH();
+    SB_CU(cudaEventRecord(ev[3], s));
+    const int grid = st->opt_grid < take ? st->opt_grid : take;
+    st->opt_fn<<<grid, blk, st->smem_opt, s>>>(graph, X, res, N, take, st->opts.gtol, (int)st->opts.maxit, queue);
+    SB_CU_LAUNCH();
+    SB_CU(cudaEventRecord(ev[4], s));
+    return SB_OK;
+}
+
+/* Waits for ev[4] and adds the stage times between ev[0..4] to t. */
+int add_stage_times(cudaEvent_t *ev, ff_stage_times *t)
+{
+    SB_CU(cudaEventSynchronize(ev[4]));
+    float ms[4];
+    for (int i = 0; i < 4; i++) SB_CU(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+    t->dualise += 1e-3 * ms[0];
+    t->tutte += 1e-3 * ms[1];
+    t->project += 1e-3 * ms[2];
+    t->optimise += 1e-3 * ms[3];
+    return SB_OK;
+}
+
+cu_state *prepared(ff_batch *b, const char *what)
 {
     cu_state *st = static_cast<cu_state *>(b->dev);
-    if (!st) {
-        sb_error("fullerene_ff cuda: run before prepare");
+    if (!st) sb_error("fullerene_ff cuda: %s before prepare", what);
+    return st;
+}
+
+int cu_run(ff_batch *b)
+{
+    cu_state *st = prepared(b, "run");
+    if (!st) return SB_EXIT_RUNTIME;
+    /* legacy default stream throughout: the harness's events bracket exactly this */
+    int rc = enqueue_stages(st, 0, st->ev, 0, st->M, st->queue, st->bad);
+    if (rc) return rc;
+    /* the stage times of this run (waiting here only moves the harness's wait forward) */
+    memset(&b->t, 0, sizeof b->t);
+    return add_stage_times(st->ev, &b->t);
+}
+
+int cu_range_launch(ff_batch *b, int k, long start, long take)
+{
+    cu_state *st = prepared(b, "range_launch");
+    if (!st) return SB_EXIT_RUNTIME;
+    if (k < 0 || k >= RANGE_SLOTS || start < 0 || take < 1 || start + take > st->M) {
+        sb_error("fullerene_ff cuda: range slot %d, isomers %ld + %ld of %d: out of range", k, start, take, st->M);
         return SB_EXIT_RUNTIME;
     }
-    const int M = st->M, N = st->N, blk = st->block;
-    /* legacy default stream throughout: the harness's events bracket exactly this */
-    SB_CU(cudaMemsetAsync(st->queue, 0, sizeof(int), 0));
-    SB_CU(cudaMemsetAsync(st->bad, 0, sizeof(int), 0));
-    SB_CU(cudaEventRecord(st->ev[0], 0));
-    ff_dualise_kernel<<<M, blk>>>(st->dual, st->graph, N, st->F, st->bad);
-    SB_CU_LAUNCH();
-    SB_CU(cudaEventRecord(st->ev[1], 0));
-    ff_tutte_kernel<<<M, blk, st->smem_tutte>>>(st->graph, st->xy, st->res, N);
-    SB_CU_LAUNCH();
-    SB_CU(cudaEventRecord(st->ev[2], 0));
-    ff_project_kernel<<<M, blk>>>(st->graph, st->xy, st->X, N);
-    SB_CU_LAUNCH();
-    SB_CU(cudaEventRecord(st->ev[3], 0));
-    st->opt_fn<<<st->opt_grid, blk, st->smem_opt>>>(st->graph, st->X, st->res, N, M, st->opts.gtol,
-                                                    (int)st->opts.maxit, st->queue);
-    SB_CU_LAUNCH();
-    SB_CU(cudaEventRecord(st->ev[4], 0));
-    /* the stage times of this run (waiting here only moves the harness's wait forward) */
-    SB_CU(cudaEventSynchronize(st->ev[4]));
-    float ms[4];
-    for (int i = 0; i < 4; i++) SB_CU(cudaEventElapsedTime(&ms[i], st->ev[i], st->ev[i + 1]));
-    b->t.dualise = 1e-3 * ms[0];
-    b->t.tutte = 1e-3 * ms[1];
-    b->t.project = 1e-3 * ms[2];
-    b->t.optimise = 1e-3 * ms[3];
+    auto &sl = st->slot[k];
+    if (!sl.made) {
+        /* non-blocking: the slots must not wait for each other through the legacy stream */
+        SB_CU(cudaStreamCreateWithFlags(&sl.s, cudaStreamNonBlocking));
+        for (int i = 0; i < 5; i++) {
+            cudaError_t e = cudaEventCreate(&sl.ev[i]);
+            if (e != cudaSuccess) {
+                for (int j = 0; j < i; j++) cudaEventDestroy(sl.ev[j]);
+                cudaStreamDestroy(sl.s);
+                SB_CU(e);
+            }
+        }
+        sl.made = 1;
+    }
+    sl.take = take;
+    return enqueue_stages(st, sl.s, sl.ev, start, (int)take, st->queue + 1 + k, st->bad + 1 + k);
+}
+
+int cu_range_wait(ff_batch *b, int k)
+{
+    cu_state *st = prepared(b, "range_wait");
+    if (!st) return SB_EXIT_RUNTIME;
+    if (k < 0 || k >= RANGE_SLOTS || !st->slot[k].made) {
+        sb_error("fullerene_ff cuda: range slot %d was never launched", k);
+        return SB_EXIT_RUNTIME;
+    }
+    auto &sl = st->slot[k];
+    int rc = add_stage_times(sl.ev, &b->t);
+    if (rc) return rc;
+    int bad = 0;
+    SB_CU(cudaMemcpyAsync(&bad, st->bad + 1 + k, sizeof(int), cudaMemcpyDeviceToHost, sl.s));
+    SB_CU(cudaStreamSynchronize(sl.s));
+    if (bad) {
+        sb_error("fullerene_ff cuda: %d of %ld dual graphs are not consistent triangulations (their results are void)",
+                 bad, sl.take);
+        return SB_EXIT_RUNTIME;
+    }
     return SB_OK;
 }
 
 int cu_download(ff_batch *b)
 {
-    cu_state *st = static_cast<cu_state *>(b->dev);
-    if (!st) {
-        sb_error("fullerene_ff cuda: download before prepare");
-        return SB_EXIT_RUNTIME;
-    }
+    cu_state *st = prepared(b, "download");
+    if (!st) return SB_EXIT_RUNTIME;
     const size_t M = (size_t)st->M, N = (size_t)st->N;
     int bad = 0;
     SB_CU(cudaMemcpy(&bad, st->bad, sizeof(int), cudaMemcpyDeviceToHost));
@@ -860,7 +944,8 @@ int cu_launches(ff_batch *b, sb_launch *out, int max)
 
 } // namespace
 
-extern "C" const ff_ops ff_ops_cuda = {cu_prepare, cu_run, cu_download, cu_release, cu_launches};
+extern "C" const ff_ops ff_ops_cuda = {cu_prepare,  cu_run,          cu_download,  cu_release,
+                                   cu_launches, cu_range_launch, cu_range_wait};
 
 /* Not in the contract: the Tutte layout of the last run (M * N * 2), for the GPU test. */
 extern "C" int ff_cuda_tutte_xy(const ff_batch *b, double *xy)

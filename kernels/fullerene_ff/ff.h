@@ -176,6 +176,12 @@ typedef struct ff_ops {
     int (*download)(ff_batch *b);  /* graph, X, res (and t) -> host */
     void (*release)(ff_batch *b);
     int (*launches)(ff_batch *b, sb_launch *out, int max); /* GPU only; NULL on CPU */
+    /* GPU only (NULL on CPU): isomers [start, start + take) of a prepared batch, enqueued in
+     * slot 0 or 1 without waiting, so that one slot's slowest isomers overlap the next
+     * chunk's start (the MPI queue); wait adds that slot's stage times to b->t. Results stay
+     * on the backend until download(). Without them the queue runs each chunk as a batch. */
+    int (*range_launch)(ff_batch *b, int slot, long start, long take);
+    int (*range_wait)(ff_batch *b, int slot);
 } ff_ops;
 
 extern const ff_ops ff_ops_reference, ff_ops_openmp_simd, ff_ops_cuda;

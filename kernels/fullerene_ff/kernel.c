@@ -39,8 +39,8 @@ static int ffk_setup(sb_case *c)
 static int ffk_prepare(sb_case *c)
 {
     ff_case *fc = c->state;
-    /* each repetition prepares its chunks */
-    if (fc->cfg.pipeline || sb_mpi_size() > 1) return SB_OK;
+    /* each repetition prepares its chunks, unless the backend runs ranges of one batch */
+    if (fc->cfg.pipeline || (sb_mpi_size() > 1 && !fc->ops->range_launch)) return SB_OK;
     int rc = fc->ops->prepare(&fc->b);
     if (rc || !fc->ops->launches) return rc;
     int n = fc->ops->launches(&fc->b, c->launch, SB_MAX_LAUNCH);
@@ -109,7 +109,7 @@ static void ffk_teardown(sb_case *c)
 {
     ff_case *fc = c->state;
     if (!fc) return;
-    if (fc->ops && sb_mpi_size() == 1) fc->ops->release(&fc->b);
+    if (fc->ops) fc->ops->release(&fc->b); /* nothing to release where chunks were batches */
     ff_mpi_end(fc);
     ff_case_destroy(fc);
     free(fc);

@@ -1,5 +1,6 @@
 /* fullerene_ff over MPI ranks: every rank holds the whole isomer list (setup is
- * deterministic from the seed); in a repetition the ranks take chunks from one global
+ * deterministic from the seed; a GPU rank uploads all of it before timing, as one rank
+ * does); in a repetition the ranks take chunks from one global
  * counter (MPI fetch-and-add), so a rank that finishes early takes more. Afterwards the
  * results are gathered in isomer order, the same arrays a single rank fills. */
 #include <stdlib.h>
@@ -34,21 +35,58 @@ void ff_mpi_end(ff_case *fc)
     memset(&fc->mpi, 0, sizeof fc->mpi);
 }
 
+static void own(ff_case *fc, long start, long take, long *done)
+{
+    for (long i = start; i < start + take; i++) fc->mpi.owner[i] = sb_mpi_rank();
+    *done += take;
+}
+
+/* A backend with ranges (the GPU) keeps the whole batch resident, as one rank does, and
+ * holds two chunks in flight: the next chunk's blocks fill the SMs that the slowest
+ * isomers of the current one leave idle, so a rank pays one tail, not one per chunk. */
+static int run_ranges(ff_case *fc, long *done)
+{
+    ff_batch *b = &fc->b;
+    const ff_ops *ops = fc->ops;
+    const long M = b->M, chunk = fc->mpi.chunk;
+    long start[2] = {-1, -1}, take[2] = {0, 0};
+    for (int k = 0;; k ^= 1) {
+        if (start[k] >= 0) {
+            int rc = ops->range_wait(b, k);
+            if (rc) return rc;
+            own(fc, start[k], take[k], done);
+            start[k] = -1;
+        }
+        long s = sb_mpi_counter_next(fc->mpi.counter, chunk);
+        if (s < M) {
+            take[k] = M - s < chunk ? M - s : chunk;
+            int rc = ops->range_launch(b, k, s, take[k]);
+            if (rc) return rc;
+            start[k] = s;
+        } else if (start[k ^ 1] < 0) {
+            return SB_OK;
+        }
+    }
+}
+
 /* One repetition: chunks from the global counter until none is left. */
 int ff_mpi_run(ff_case *fc)
 {
     ff_batch *b = &fc->b;
     const long M = b->M, chunk = fc->mpi.chunk;
-    const int me = sb_mpi_rank();
     memset(&b->t, 0, sizeof b->t);
     for (long i = 0; i < M; i++) fc->mpi.owner[i] = -1;
     long done = 0;
-    for (long start; (start = sb_mpi_counter_next(fc->mpi.counter, chunk)) < M;) {
-        long take = M - start < chunk ? M - start : chunk;
-        int rc = ff_batch_run_range(fc->ops, b, start, take);
+    if (fc->ops->range_launch) {
+        int rc = run_ranges(fc, &done);
         if (rc) return rc;
-        for (long i = start; i < start + take; i++) fc->mpi.owner[i] = me;
-        done += take;
+    } else {
+        for (long start; (start = sb_mpi_counter_next(fc->mpi.counter, chunk)) < M;) {
+            long take = M - start < chunk ? M - start : chunk;
+            int rc = ff_batch_run_range(fc->ops, b, start, take);
+            if (rc) return rc;
+            own(fc, start, take, &done);
+        }
     }
     fc->mpi.done += done;
     fc->mpi.runs++;
@@ -90,6 +128,11 @@ static int gather_rows(const ff_case *fc, char *base, size_t row, const long *ow
 int ff_mpi_gather(ff_case *fc)
 {
     ff_batch *b = &fc->b;
+    /* ranges leave the results on the backend: this rank's rows come down with the rest */
+    if (fc->ops->range_launch) {
+        int rc = fc->ops->download(b);
+        if (rc) return rc;
+    }
     const long M = fc->M, N = b->N;
     const int me = sb_mpi_rank();
     /* each rank knows only its own isomers: exactly one rank holds each, so the sum of

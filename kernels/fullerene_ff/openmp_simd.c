@@ -279,4 +279,4 @@ static int omp_download(ff_batch *b)
     return SB_OK;
 }
 
-const ff_ops ff_ops_openmp_simd = {omp_prepare, omp_run, omp_download, omp_release, NULL};
+const ff_ops ff_ops_openmp_simd = {omp_prepare, omp_run, omp_download, omp_release, NULL, NULL, NULL};

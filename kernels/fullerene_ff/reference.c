@@ -49,4 +49,4 @@ static int ref_download(ff_batch *b)
 
 static void ref_release(ff_batch *b) { b->dev = NULL; }
 
-const ff_ops ff_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL};
+const ff_ops ff_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL, NULL, NULL};
