@@ -37,6 +37,17 @@ __host__ __device__ constexpr int nfun(int l, bool pure) { return pure && l >= 2
 /* Classes with d shells have large bodies (hundreds of live values): 64-thread blocks
  * leave the compiler the full register file per thread; the small classes take 128. */
 __host__ __device__ constexpr int class_block(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 5 ? 64 : 128; }
+/* The largest bodies: with only a launch bound, ptxas (CUDA 13.0) gives them 32 registers
+ * and puts everything else on the stack ((dp|dp) HGP: an 11 KB frame, 59 KB of spill traffic
+ * per thread). An explicit cap of the whole register file (nvcc takes no launch bound beside
+ * it) gives 255 registers, a 3.7 KB frame and 19 KB. They are, on HGP, the classes with at
+ * least three units of angular momentum on each side, (dp|dp), (dd|dp), (dd|dd); on MD every
+ * class with L >= 5. The others keep the launch bound: under the cap ptxas gives them more
+ * registers than they need (ssss 50 -> 60). */
+__host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc, int ld)
+{
+    return path == ERI_PATH_HGP ? la + lb >= 3 && lc + ld >= 3 : la + lb + lc + ld >= 5;
+}
 
 /* What a thread needs of a shell pair, in one 16-byte load. */
 struct dev_pair {
@@ -128,9 +139,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
 }
 
 template <int CLS, int PATH>
-__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
-                                              cls_code<CLS>::LD))
-    eri_class_kernel(const kargs a)
+__device__ __forceinline__ void class_body(const kargs &a)
 {
     using C = cls_code<CLS>;
     constexpr int LA = C::LA, LB = C::LB, LC = C::LC, LD = C::LD;
@@ -154,7 +163,32 @@ __global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::
     }
 }
 
+template <int CLS, int PATH>
+__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
+                                              cls_code<CLS>::LD))
+    eri_class_kernel(const kargs a)
+{
+    class_body<CLS, PATH>(a);
+}
+
+template <int CLS, int PATH>
+__global__ void __maxnreg__(255) eri_capped_kernel(const kargs a)
+{
+    class_body<CLS, PATH>(a);
+}
+
 typedef void (*class_kernel_t)(const kargs);
+
+/* Only the variant a class uses is instantiated. */
+template <int CLS, int PATH>
+class_kernel_t class_kernel()
+{
+    using C = cls_code<CLS>;
+    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD))
+        return eri_capped_kernel<CLS, PATH>;
+    else
+        return eri_class_kernel<CLS, PATH>;
+}
 
 struct class_entry {
     class_kernel_t fn[ERI_NPATH];
@@ -169,7 +203,7 @@ class_entry class_table(int cls)
     switch (cls) {
 #define ERI_CU_CASE(cls, la, lb, lc, ld)                                                                   \
     case cls:                                                                                                \
-        e = class_entry{{eri_class_kernel<cls, ERI_PATH_HGP>, eri_class_kernel<cls, ERI_PATH_MD>},          \
+        e = class_entry{{class_kernel<cls, ERI_PATH_HGP>(), class_kernel<cls, ERI_PATH_MD>()},              \
                         class_block(la, lb, lc, ld),                                                         \
                         {la, lb, lc, ld}};                                                                   \
         break;
