@@ -177,7 +177,7 @@ static void check_bsopt(const dfr_case *d, sb_validation *v)
 /* A batch: every candidate converged without collapse, and the first batch_check candidates
  * computed again by the other engine (batched: stored integrals and one contraction per
  * iteration; sequential: the direct SCF) agree */
-static void check_batch(dfr_case *d, sb_validation *v)
+static void check_batch(dfr_case *d, sb_validation *v, sb_counters *cs)
 {
     const dfr_batch_out *o = &d->bo;
     int conv = 0, bad = 0;
@@ -194,24 +194,32 @@ static void check_batch(dfr_case *d, sb_validation *v)
     /* the other engine fills candidates 0 .. n-1 of its own arrays */
     int rc = dfr_batch_eval(d, engine, 0, n, &other);
     double dev = 0.0;
-    int miss = 0;
+    int miss = 0, off1 = 0;
     for (int j = 0; j < n; ++j) {
         double a = o->energy[j], b = other.energy[j];
         dev = rc || !isfinite(a) || !isfinite(b) ? INFINITY : fmax(dev, fabs(a - b) / fabs(b));
-        miss += o->iters[j] != other.iters[j];
+        const int di = abs(o->iters[j] - other.iters[j]);
+        miss += rc || di > 1, off1 += !rc && di == 1;
     }
-    char src[160];
+    char src[200];
     snprintf(src, sizeof src, "the first %d candidates by the %s engine", n,
              engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)");
     sb_check_add(v, "batch_engines_energy_max_rel", dev, 0.0, 1e-10, SB_TOL_ABS, "1", src);
-    sb_check_add(v, "batch_engines_iteration_mismatches", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
+    /* The engines sum G in different orders (a stored tensor times the density against the
+     * direct build), so a density change that ends within round-off of its threshold can stop
+     * one engine an iteration before the other (Xe K = 30: 2 of 16 candidates, energies
+     * 1e-14 apart). One iteration apart is counted; more would be a different SCF. */
+    sb_counter_set(cs, "batch_engines_iterations_off_by_one", off1, "candidates");
+    snprintf(src, sizeof src, "the first %d candidates by the %s engine (one apart: round-off at a threshold)", n,
+             engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)");
+    sb_check_add(v, "batch_engines_iterations_more_than_one_apart", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
     dfr_batch_out_free(&other);
 }
 
 int dfr_validate(sb_case *c, sb_validation *v)
 {
     dfr_case *d = c->state;
-    if (d->job == DFR_JOB_BATCH) check_batch(d, v);
+    if (d->job == DFR_JOB_BATCH) check_batch(d, v, &c->counters);
     if (d->job == DFR_JOB_BSOPT) {
         check_bsopt(d, v);
         check_invariants(d, v);
