@@ -50,6 +50,9 @@ dfr-batch) # dfratom_scf job=batch: 256 candidate bases, batched engine against 
   DFR cuda 20 .atom-Ne.job-batch --reps 3 --param atom=Ne $B
   DFR cuda 20 .atom-Ne.job-batch.batch_engine-sequential --reps 1 --warmup 0 --param atom=Ne $B \
     --param batch_engine=sequential --param batch_check=4
+  echo "== dfratom_scf batch: Xe Dirac K=30 (the issue's case), 256 candidates"
+  DFR cuda 30 .job-batch --reps 1 --warmup 0 $B
+  DFR cuda 30 .job-batch.batch_engine-sequential --reps 1 --warmup 0 $B --param batch_engine=sequential
   ;;
 lattice_mc)
   for L in 64 128 256; do run $sb "$res" cuda $L "" --reps 10; done
