@@ -7,7 +7,8 @@
  * icosahedron, C60-Ih's the pentakis dodecahedron (icosahedron vertices = pentagons, face
  * centres = hexagons); each vertex's neighbours are sorted counter-clockwise seen from
  * outside, a consistent orientation like ff_windup's. The generator's C60-Ih and sampled
- * isomers (ff_windup, ff_sample) are used too. */
+ * isomers (ff_windup, ff_sample) are used too. The MPI queue's two-slot ranges run against a fake
+ * ranged backend. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 
 #include "fullerene_ff/ff.h"
 #include "fullerene_ff/ff_physics.h"
+#include "fullerene_ff/ffcase.h"
 #include "fullerene_ff/layout.h"
 #include "fullerene_ff/optimise.h"
 
@@ -640,6 +642,68 @@ static void test_openmp_matches_reference_sampled(void **state)
     }
 }
 
+/* ---- the MPI queue's ranges (mpi_share.c) with a fake ranged backend: on one rank the queue
+ * must hand out every isomer exactly once, at most two chunks in flight, a slot reused only
+ * after its wait ---- */
+
+static struct {
+    long start[2], take[2];
+    int busy[2], in_flight, max_in_flight, launches, waits;
+    int *hits;
+} fake;
+
+static int fake_launch(ff_batch *b, int slot, long start, long take)
+{
+    assert_true(slot == 0 || slot == 1);
+    assert_false(fake.busy[slot]);
+    assert_true(start >= 0 && take >= 1 && start + take <= b->M);
+    fake.busy[slot] = 1, fake.start[slot] = start, fake.take[slot] = take;
+    fake.in_flight++, fake.launches++;
+    if (fake.in_flight > fake.max_in_flight) fake.max_in_flight = fake.in_flight;
+    return SB_OK;
+}
+
+static int fake_wait(ff_batch *b, int slot)
+{
+    (void)b;
+    assert_true(fake.busy[slot]);
+    for (long i = fake.start[slot]; i < fake.start[slot] + fake.take[slot]; i++) fake.hits[i]++;
+    fake.busy[slot] = 0, fake.in_flight--, fake.waits++;
+    return SB_OK;
+}
+
+static void test_mpi_queue_ranges(void **state)
+{
+    (void)state;
+    const ff_ops ops = {NULL, NULL, NULL, NULL, NULL, fake_launch, fake_wait};
+    const long sizes[] = {1, 7, 50, 51};
+    for (int z = 0; z < 4; z++) {
+        ff_case fc;
+        memset(&fc, 0, sizeof fc);
+        fc.M = fc.b.M = sizes[z];
+        fc.cfg.mpi_chunk = 7;
+        fc.ops = &ops;
+        assert_int_equal(ff_mpi_begin(&fc), SB_OK);
+        for (int rep = 0; rep < 2; rep++) { /* the second repetition starts the counter again */
+            memset(&fake, 0, sizeof fake);
+            fake.hits = calloc((size_t)fc.M, sizeof(int));
+            assert_non_null(fake.hits);
+            assert_int_equal(ff_mpi_run(&fc), SB_OK);
+            for (long i = 0; i < fc.M; i++) {
+                assert_int_equal(fake.hits[i], 1);
+                assert_int_equal(fc.mpi.owner[i], 0);
+            }
+            assert_int_equal(fake.in_flight, 0);
+            assert_int_equal(fake.launches, fake.waits);
+            assert_int_equal(fake.launches, (fc.M + 6) / 7);
+            assert_int_equal(fake.max_in_flight, fc.M > 7 ? 2 : 1);
+            free(fake.hits);
+        }
+        assert_int_equal(fc.mpi.done, 2 * fc.M);
+        ff_mpi_end(&fc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_c60_check_can_fail),
         cmocka_unit_test(test_openmp_matches_reference),
         cmocka_unit_test(test_openmp_matches_reference_sampled),
+        cmocka_unit_test(test_mpi_queue_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
