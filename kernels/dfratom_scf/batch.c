@@ -6,8 +6,10 @@
  * stored once (dfr_tshape: a tensor per candidate, computed for every candidate of a chunk in
  * one pass), and each iteration contracts every candidate's density at once (one cuBLAS
  * strided-batched dgemv on the GPU); the host steps of the SCF (eigen-solves, DIIS) run in
- * parallel over the candidates. engine=sequential is the baseline: the candidates one after
- * another, each an ordinary direct SCF on the case's backend. */
+ * parallel over the candidates; with eigensolver=cusolver on cuda the eigen-solves of every
+ * candidate go to the GPU at once, one batched solve per symmetry and iteration.
+ * engine=sequential is the baseline: the candidates one after another, each an ordinary
+ * direct SCF on the case's backend. */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -61,7 +63,34 @@ typedef struct {
     double **G;
     double *T, *x, *yv;    /* T: host backends only */
     void *gpu;
+    /* eigensolver=cusolver: per symmetry, the live candidates' F (then C) and w side by side */
+    double *eF[DFR_NSYM], *eW[DFR_NSYM], *eL;
+    int *eidx;
 } chunk;
+
+/* Every live candidate's eigenproblems of this iteration, one batched GPU solve per symmetry;
+ * each candidate's next density step takes its solution (dfr_scf_eig_given). */
+static int gpu_eigensolves(chunk *k)
+{
+    for (int s = 0; s < k->d->y.ns; ++s) {
+        int n = 0, dim = 0;
+        for (int c = 0; c < k->B; ++c) {
+            if (!k->live[c]) continue;
+            const double *F, *L;
+            dim = dfr_scf_eig_input(k->st[c], s, &F, &L);
+            const size_t dd = (size_t)dim * dim;
+            memcpy(k->eF[s] + n * dd, F, sizeof(double) * dd);
+            memcpy(k->eL + n * dd, L, sizeof(double) * dd);
+            k->eidx[n++] = c;
+        }
+        if (!n) return SB_OK;
+        int rc = dfr_batch_cuda_eig(k->gpu, dim, n, k->eF[s], k->eL, k->eW[s]);
+        if (rc) return rc;
+        for (int i = 0; i < n; ++i)
+            dfr_scf_eig_given(k->st[k->eidx[i]], s, k->eW[s] + (size_t)i * dim, k->eF[s] + (size_t)i * dim * dim);
+    }
+    return SB_OK;
+}
 
 /* One chunk [j0, j0 + B) to the end of every SCF */
 static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
@@ -90,6 +119,11 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
     o->t_host += t1 - t0;
     o->t_tensor += t2 - t1;
     for (int live = B; live > 0 && !rc;) {
+        if (k->eidx) {
+            t0 = sb_clock_seconds();
+            if ((rc = gpu_eigensolves(k))) break;
+            o->t_eig += sb_clock_seconds() - t0;
+        }
         t0 = sb_clock_seconds();
 #pragma omp parallel for schedule(dynamic, 1) if (k->par)
         for (int c = 0; c < B; ++c) {
@@ -141,7 +175,20 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     k.G = calloc(B, sizeof *k.G);
     k.x = calloc((size_t)B * t.xlen, sizeof(double)), k.yv = calloc((size_t)B * t.ylen, sizeof(double));
     if (!gpu) k.T = malloc(sizeof(double) * (size_t)B * t.per);
-    if (!rc && (!k.f || !k.st || !k.live || !k.rc || !k.G || !k.x || !k.yv || (!gpu && !k.T))) {
+    int eig_bad = 0;
+    if (gpu && d->eig_gpu) {
+        const int m = d->o.ham == DFR_DIRAC ? 2 : 1;
+        size_t maxdd = 0;
+        for (int s = 0; s < d->y.ns; ++s) {
+            const size_t dim = (size_t)m * d->y.n[s];
+            k.eF[s] = malloc(sizeof(double) * B * dim * dim), k.eW[s] = malloc(sizeof(double) * B * dim);
+            eig_bad |= !k.eF[s] || !k.eW[s];
+            maxdd = dim * dim > maxdd ? dim * dim : maxdd;
+        }
+        k.eL = malloc(sizeof(double) * B * maxdd), k.eidx = malloc(sizeof(int) * B);
+        eig_bad |= !k.eL || !k.eidx;
+    }
+    if (!rc && (!k.f || !k.st || !k.live || !k.rc || !k.G || !k.x || !k.yv || (!gpu && !k.T) || eig_bad)) {
         sb_error("dfratom_scf: batch of %d candidates: out of host memory (%.2f GB of tensors; lower --param "
                  "batch_mem)", B, 8e-9 * B * t.per);
         rc = SB_EXIT_RUNTIME;
@@ -157,6 +204,8 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     if (k.par) openblas_set_num_threads(blas_threads);
     dfr_batch_cuda_destroy(k.gpu);
     free(k.f), free(k.st), free(k.live), free(k.rc), free(k.G), free(k.x), free(k.yv), free(k.T);
+    for (int s = 0; s < DFR_NSYM; ++s) free(k.eF[s]), free(k.eW[s]);
+    free(k.eL), free(k.eidx);
     dfr_tshape_free(&t);
     return rc;
 }
@@ -164,7 +213,7 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
 {
     o->fock_builds = 0;
-    o->t_host = o->t_tensor = o->t_contract = 0.0;
+    o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
     o->chunk = 1;
     int rc = engine == DFR_ENGINE_SEQUENTIAL ? eval_sequential(d, j0, n, o) : eval_batched(d, j0, n, o);
     sb_progress_done();

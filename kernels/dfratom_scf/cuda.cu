@@ -205,6 +205,15 @@ typedef struct {
     dfr_fun *fun;
     double *T, *x, *y;
     cublasHandle_t blas;
+    struct { /* dfr_batch_cuda_eig: made at its first call, grown as needed */
+        cusolverDnHandle_t solver;
+        cusolverDnParams_t params;
+        double *A, *L, *w, **pA, **pL;
+        int *info;
+        size_t cap, ncap; /* doubles in A and L; problems in w's, info's and the pointer arrays' */
+        void *work, *hwork;
+        size_t lwork, lhwork;
+    } e;
 } dfr_batch_dev;
 
 __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restrict__ fun, dfr_tshape t,
@@ -291,10 +300,104 @@ extern "C" int dfr_batch_cuda_contract(void *priv, int B, const double *x, doubl
     return SB_OK;
 }
 
+/* Buffers for n problems of dimension d (grown, never shrunk) */
+static int eig_buffers(dfr_batch_dev *b, int d, int n)
+{
+    const size_t need = (size_t)n * d * d, nd = (size_t)n * d;
+    if (need > b->e.cap) {
+        cudaFree(b->e.A), cudaFree(b->e.L);
+        b->e.A = b->e.L = NULL, b->e.cap = 0;
+        SB_CU(cudaMalloc(&b->e.A, sizeof(double) * need));
+        SB_CU(cudaMalloc(&b->e.L, sizeof(double) * need));
+        b->e.cap = need;
+    }
+    if (nd > b->e.ncap) { /* w holds n x d; info and the pointer arrays n (<= n x d) */
+        cudaFree(b->e.w), cudaFree(b->e.pA), cudaFree(b->e.pL), cudaFree(b->e.info);
+        b->e.w = NULL, b->e.pA = b->e.pL = NULL, b->e.info = NULL, b->e.ncap = 0;
+        SB_CU(cudaMalloc(&b->e.w, sizeof(double) * nd));
+        SB_CU(cudaMalloc(&b->e.pA, sizeof(double *) * nd));
+        SB_CU(cudaMalloc(&b->e.pL, sizeof(double *) * nd));
+        SB_CU(cudaMalloc(&b->e.info, sizeof(int) * nd));
+        b->e.ncap = nd;
+    }
+    if (!b->e.solver) {
+        DFR_SOLVER(cusolverDnCreate(&b->e.solver));
+        DFR_SOLVER(cusolverDnSetDeterministicMode(b->e.solver, CUSOLVER_DETERMINISTIC_RESULTS));
+        DFR_SOLVER(cusolverDnCreateParams(&b->e.params));
+    }
+    return SB_OK;
+}
+
+/* F C = M C e as L^-1 F L^-T V = V e, C = L^-T V: two triangular solves, cuSOLVER's batched
+ * symmetric eigensolver, one triangular solve, for n problems in one call each */
+extern "C" int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w)
+{
+    dfr_batch_dev *b = (dfr_batch_dev *)priv;
+    if (n < 1) return SB_OK;
+    int rc = eig_buffers(b, d, n);
+    if (rc) return rc;
+    const size_t dd = (size_t)d * d;
+    double **hp = (double **)malloc(sizeof(double *) * 2 * n);
+    if (!hp) return SB_EXIT_RUNTIME;
+    for (int i = 0; i < n; ++i) hp[i] = b->e.A + i * dd, hp[n + i] = b->e.L + i * dd;
+    cudaError_t ce = cudaMemcpy(b->e.pA, hp, sizeof(double *) * n, cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaMemcpy(b->e.pL, hp + n, sizeof(double *) * n, cudaMemcpyHostToDevice);
+    free(hp);
+    SB_CU(ce);
+    SB_CU(cudaMemcpy(b->e.A, F, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
+    SB_CU(cudaMemcpy(b->e.L, L, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
+    const double one = 1.0;
+    const double *const *pL = (const double *const *)b->e.pL;
+    DFR_BLAS(cublasDtrsmBatched(b->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                d, d, &one, pL, d, b->e.pA, d, n));
+    DFR_BLAS(cublasDtrsmBatched(b->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
+                                d, d, &one, pL, d, b->e.pA, d, n));
+    size_t ld = 0, lh = 0;
+    DFR_SOLVER(cusolverDnXsyevBatched_bufferSize(b->e.solver, b->e.params, CUSOLVER_EIG_MODE_VECTOR,
+                                                 CUBLAS_FILL_MODE_LOWER, d, CUDA_R_64F, b->e.A, d, CUDA_R_64F, b->e.w,
+                                                 CUDA_R_64F, &ld, &lh, n));
+    if (ld > b->e.lwork) {
+        cudaFree(b->e.work);
+        b->e.work = NULL, b->e.lwork = 0;
+        SB_CU(cudaMalloc(&b->e.work, ld));
+        b->e.lwork = ld;
+    }
+    if (lh > b->e.lhwork) {
+        free(b->e.hwork);
+        if (!(b->e.hwork = malloc(lh))) return SB_EXIT_RUNTIME;
+        b->e.lhwork = lh;
+    }
+    DFR_SOLVER(cusolverDnXsyevBatched(b->e.solver, b->e.params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, d,
+                                      CUDA_R_64F, b->e.A, d, CUDA_R_64F, b->e.w, CUDA_R_64F, b->e.work, b->e.lwork,
+                                      b->e.hwork, b->e.lhwork, b->e.info, n));
+    DFR_BLAS(cublasDtrsmBatched(b->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
+                                d, d, &one, pL, d, b->e.pA, d, n));
+    int *info = (int *)malloc(sizeof(int) * n);
+    if (!info) return SB_EXIT_RUNTIME;
+    ce = cudaMemcpy(info, b->e.info, sizeof(int) * n, cudaMemcpyDeviceToHost);
+    int bad = -1;
+    for (int i = 0; ce == cudaSuccess && i < n && bad < 0; ++i)
+        if (info[i]) bad = i;
+    if (bad >= 0)
+        sb_error("dfratom_scf: cusolverDnXsyevBatched failed (info %d) for problem %d of %d (dimension %d): the basis "
+                 "is numerically linearly dependent or the Fock matrix is not finite", info[bad], bad, n, d);
+    free(info);
+    SB_CU(ce);
+    if (bad >= 0) return SB_EXIT_RUNTIME;
+    SB_CU(cudaMemcpy(F, b->e.A, sizeof(double) * n * dd, cudaMemcpyDeviceToHost));
+    SB_CU(cudaMemcpy(w, b->e.w, sizeof(double) * n * d, cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
 extern "C" void dfr_batch_cuda_destroy(void *priv)
 {
     dfr_batch_dev *b = (dfr_batch_dev *)priv;
     if (!b) return;
+    if (b->e.params) (void)cusolverDnDestroyParams(b->e.params);
+    if (b->e.solver) (void)cusolverDnDestroy(b->e.solver);
+    cudaFree(b->e.A), cudaFree(b->e.L), cudaFree(b->e.w), cudaFree(b->e.pA), cudaFree(b->e.pL), cudaFree(b->e.info);
+    cudaFree(b->e.work);
+    free(b->e.hwork);
     if (b->blas) (void)cublasDestroy(b->blas);
     cudaFree(b->outd);
     cudaFree(b->outx);

@@ -152,6 +152,12 @@ int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const d
                   const dfr_gbuild *g, int verbose, dfr_scf_run **st);
 int dfr_scf_density(dfr_scf_run *st, const double **Dw, double **G);
 int dfr_scf_fock(dfr_scf_run *st, int *done);
+/* The eigenproblem F C = M C e of symmetry s that the next density step solves: F and the
+ * lower Cholesky factor L of M (column-major, d x d; returns d). A caller that solved it
+ * elsewhere (a batch on the GPU) hands the ascending eigenvalues and M-orthonormal vectors
+ * back with dfr_scf_eig_given; the next density step uses them instead of its own solve. */
+int dfr_scf_eig_input(const dfr_scf_run *st, int s, const double **F, const double **L);
+void dfr_scf_eig_given(dfr_scf_run *st, int s, const double *w, const double *C);
 void dfr_scf_end(dfr_scf_run *st, dfr_result *r, double *Dw_out);
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
 
@@ -179,6 +185,9 @@ void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double
 int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
 int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B);
 int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
+/* n generalised eigenproblems of dimension d at once: F (n x d x d, in: Fock, out: vectors
+ * C with C^T M C = 1), L (lower Cholesky factors of M), w (n x d, ascending) */
+int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w);
 void dfr_batch_cuda_destroy(void *priv);
 /* The occupancy report of the tensor kernel for a pass over `total` entries */
 int dfr_batch_cuda_launches(long total, sb_launch *l, int max);

@@ -12,6 +12,7 @@ typedef struct {
     int *iters, *bad_spectrum;
     int fock_builds, chunk;
     double t_host, t_tensor, t_contract; /* seconds: SCF host steps, tensors, contractions */
+    double t_eig;         /* seconds: batched eigen-solves on the GPU (eigensolver=cusolver) */
 } dfr_batch_out;
 
 typedef struct {

@@ -120,6 +120,7 @@ struct dfr_scf_run {
     int dirac, it, m_diis, verbose;
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
+    const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
     diis dd;
 };
 
@@ -178,8 +179,9 @@ int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const d
         unpack(y, L, s, H, st->Hf + L->foff[s]);
     }
     /* Cholesky factors of the metric: DIIS errors are measured in the orthonormalised basis,
-     * where the tight and the small-component functions do not dominate them by scale */
-    for (int s = 0; s < y->ns && o->diis >= 2; ++s) {
+     * where the tight and the small-component functions do not dominate them by scale; a
+     * batch's eigen-solves on the GPU use them too (dfr_scf_eig_input) */
+    for (int s = 0; s < y->ns; ++s) {
         int d = L->dim[s];
         memcpy(st->Lf + L->foff[s], st->Mf + L->foff[s], sizeof(double) * d * d);
         if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', d, st->Lf + L->foff[s], d) != 0) {
@@ -214,7 +216,11 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
         memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
         int info = 0;
         double t0 = sb_clock_seconds();
-        if (g && g->eig) {
+        if (st->given_C[s]) {
+            memcpy(A, st->given_C[s], sizeof(double) * d * d);
+            memcpy(w, st->given_w[s], sizeof(double) * d);
+            st->given_C[s] = st->given_w[s] = NULL;
+        } else if (g && g->eig) {
             if ((rc = g->eig(g->eig_priv, d, A, st->B, w, &info))) return rc;
         } else {
             info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, st->B, d, w);
@@ -253,6 +259,19 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
     *Dw_build = a->one_electron ? NULL : st->Dw;
     *G_build = st->G;
     return SB_OK;
+}
+
+int dfr_scf_eig_input(const dfr_scf_run *st, int s, const double **F, const double **L)
+{
+    *F = st->Ff + st->L.foff[s];
+    *L = st->Lf + st->L.foff[s];
+    return st->L.dim[s];
+}
+
+void dfr_scf_eig_given(dfr_scf_run *st, int s, const double *w, const double *C)
+{
+    st->given_w[s] = w;
+    st->given_C[s] = C;
 }
 
 int dfr_scf_fock(dfr_scf_run *st, int *done)
