@@ -53,6 +53,10 @@ dfr-batch) # dfratom_scf job=batch: 256 candidate bases, batched engine against 
   echo "== dfratom_scf batch: Xe Dirac K=30 (the issue's case), 256 candidates"
   DFR cuda 30 .job-batch --reps 1 --warmup 0 $B
   DFR cuda 30 .job-batch.batch_engine-sequential --reps 1 --warmup 0 $B --param batch_engine=sequential
+  echo "== dfratom_scf batch with the eigen-solves on the GPU (eigensolver=cusolver): Be, Ne, Xe"
+  DFR cuda 16 .atom-Be.job-batch.eigensolver-cusolver --reps 3 --param atom=Be $B --param eigensolver=cusolver
+  DFR cuda 20 .atom-Ne.job-batch.eigensolver-cusolver --reps 3 --param atom=Ne $B --param eigensolver=cusolver
+  DFR cuda 30 .job-batch.eigensolver-cusolver --reps 1 --warmup 0 $B --param eigensolver=cusolver
   ;;
 lattice_mc)
   for L in 64 128 256; do run $sb "$res" cuda $L "" --reps 10; done
