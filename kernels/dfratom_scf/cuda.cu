@@ -130,6 +130,15 @@ static const char *solver_status(cusolverStatus_t s)
 #define DFR_SOLVER(call) DFR_LIB(call, CUSOLVER_STATUS_SUCCESS, "cuSOLVER", solver_status)
 #define DFR_BLAS(call) DFR_LIB(call, CUBLAS_STATUS_SUCCESS, "cuBLAS", cublasGetStatusString)
 
+/* The SCF's convergence test compares densities between iterations: a solver that may return
+ * bitwise different vectors for the same F would put a noise floor under it */
+static int new_solver(cusolverDnHandle_t *h)
+{
+    DFR_SOLVER(cusolverDnCreate(h));
+    DFR_SOLVER(cusolverDnSetDeterministicMode(*h, CUSOLVER_DETERMINISTIC_RESULTS));
+    return SB_OK;
+}
+
 extern "C" int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
 {
     dfr_eig_dev *e = (dfr_eig_dev *)calloc(1, sizeof *e);
@@ -138,10 +147,8 @@ extern "C" int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
     for (int s = 0; s < y->ns; ++s)
         if ((dirac ? 2 : 1) * y->n[s] > e->maxd) e->maxd = (dirac ? 2 : 1) * y->n[s];
     size_t nn = (size_t)e->maxd * e->maxd;
-    DFR_SOLVER(cusolverDnCreate(&e->solver));
-    /* the SCF's convergence test compares densities between iterations: a solver that may
-     * return bitwise different vectors for the same F would put a noise floor under it */
-    DFR_SOLVER(cusolverDnSetDeterministicMode(e->solver, CUSOLVER_DETERMINISTIC_RESULTS));
+    int rc = new_solver(&e->solver);
+    if (rc) return rc;
     SB_CU(cudaMalloc(&e->A, sizeof(double) * nn));
     SB_CU(cudaMalloc(&e->B, sizeof(double) * nn));
     SB_CU(cudaMalloc(&e->w, sizeof(double) * e->maxd));
@@ -210,7 +217,7 @@ typedef struct {
         cusolverDnParams_t params;
         double *A, *L, *w, **pA, **pL;
         int *info;
-        size_t cap, ncap; /* doubles in A and L; problems in w's, info's and the pointer arrays' */
+        size_t cA, cL, cw, cpA, cpL, cinfo; /* their capacities, in elements */
         void *work, *hwork;
         size_t lwork, lhwork;
     } e;
@@ -300,32 +307,32 @@ extern "C" int dfr_batch_cuda_contract(void *priv, int B, const double *x, doubl
     return SB_OK;
 }
 
-/* Buffers for n problems of dimension d (grown, never shrunk) */
+/* A device buffer of at least `need` elements of `size` bytes (grown, never shrunk) */
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return SB_OK;
+    cudaFree(*p);
+    *p = NULL, *cap = 0;
+    SB_CU(cudaMalloc(p, need * size));
+    *cap = need;
+    return SB_OK;
+}
+
+/* Buffers for n problems of dimension d */
 static int eig_buffers(dfr_batch_dev *b, int d, int n)
 {
-    const size_t need = (size_t)n * d * d, nd = (size_t)n * d;
-    if (need > b->e.cap) {
-        cudaFree(b->e.A), cudaFree(b->e.L);
-        b->e.A = b->e.L = NULL, b->e.cap = 0;
-        SB_CU(cudaMalloc(&b->e.A, sizeof(double) * need));
-        SB_CU(cudaMalloc(&b->e.L, sizeof(double) * need));
-        b->e.cap = need;
-    }
-    if (nd > b->e.ncap) { /* w holds n x d; info and the pointer arrays n (<= n x d) */
-        cudaFree(b->e.w), cudaFree(b->e.pA), cudaFree(b->e.pL), cudaFree(b->e.info);
-        b->e.w = NULL, b->e.pA = b->e.pL = NULL, b->e.info = NULL, b->e.ncap = 0;
-        SB_CU(cudaMalloc(&b->e.w, sizeof(double) * nd));
-        SB_CU(cudaMalloc(&b->e.pA, sizeof(double *) * nd));
-        SB_CU(cudaMalloc(&b->e.pL, sizeof(double *) * nd));
-        SB_CU(cudaMalloc(&b->e.info, sizeof(int) * nd));
-        b->e.ncap = nd;
-    }
-    if (!b->e.solver) {
-        DFR_SOLVER(cusolverDnCreate(&b->e.solver));
-        DFR_SOLVER(cusolverDnSetDeterministicMode(b->e.solver, CUSOLVER_DETERMINISTIC_RESULTS));
+    const size_t need = (size_t)n * d * d, nn = (size_t)n;
+    int rc = grow((void **)&b->e.A, &b->e.cA, need, sizeof(double));
+    if (!rc) rc = grow((void **)&b->e.L, &b->e.cL, need, sizeof(double));
+    if (!rc) rc = grow((void **)&b->e.w, &b->e.cw, (size_t)n * d, sizeof(double));
+    if (!rc) rc = grow((void **)&b->e.pA, &b->e.cpA, nn, sizeof(double *));
+    if (!rc) rc = grow((void **)&b->e.pL, &b->e.cpL, nn, sizeof(double *));
+    if (!rc) rc = grow((void **)&b->e.info, &b->e.cinfo, nn, sizeof(int));
+    if (!rc && !b->e.solver) {
+        if ((rc = new_solver(&b->e.solver))) return rc;
         DFR_SOLVER(cusolverDnCreateParams(&b->e.params));
     }
-    return SB_OK;
+    return rc;
 }
 
 /* F C = M C e as L^-1 F L^-T V = V e, C = L^-T V: two triangular solves, cuSOLVER's batched
@@ -356,14 +363,10 @@ extern "C" int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const dou
     DFR_SOLVER(cusolverDnXsyevBatched_bufferSize(b->e.solver, b->e.params, CUSOLVER_EIG_MODE_VECTOR,
                                                  CUBLAS_FILL_MODE_LOWER, d, CUDA_R_64F, b->e.A, d, CUDA_R_64F, b->e.w,
                                                  CUDA_R_64F, &ld, &lh, n));
-    if (ld > b->e.lwork) {
-        cudaFree(b->e.work);
-        b->e.work = NULL, b->e.lwork = 0;
-        SB_CU(cudaMalloc(&b->e.work, ld));
-        b->e.lwork = ld;
-    }
+    if ((rc = grow(&b->e.work, &b->e.lwork, ld, 1))) return rc;
     if (lh > b->e.lhwork) {
         free(b->e.hwork);
+        b->e.lhwork = 0;
         if (!(b->e.hwork = malloc(lh))) return SB_EXIT_RUNTIME;
         b->e.lhwork = lh;
     }

@@ -201,17 +201,16 @@ static void check_batch(dfr_case *d, sb_validation *v, sb_counters *cs)
         const int di = abs(o->iters[j] - other.iters[j]);
         miss += rc || di > 1, off1 += !rc && di == 1;
     }
+    const char *by = engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)";
     char src[200];
-    snprintf(src, sizeof src, "the first %d candidates by the %s engine", n,
-             engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)");
+    snprintf(src, sizeof src, "the first %d candidates by the %s engine", n, by);
     sb_check_add(v, "batch_engines_energy_max_rel", dev, 0.0, 1e-10, SB_TOL_ABS, "1", src);
     /* The engines sum G in different orders (a stored tensor times the density against the
      * direct build), so a density change that ends within round-off of its threshold can stop
      * one engine an iteration before the other (Xe K = 30: 2 of 16 candidates, energies
      * 1e-14 apart). One iteration apart is counted; more would be a different SCF. */
     sb_counter_set(cs, "batch_engines_iterations_off_by_one", off1, "candidates");
-    snprintf(src, sizeof src, "the first %d candidates by the %s engine (one apart: round-off at a threshold)", n,
-             engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)");
+    snprintf(src, sizeof src, "the first %d candidates by the %s engine (one apart: round-off at a threshold)", n, by);
     sb_check_add(v, "batch_engines_iterations_more_than_one_apart", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
     dfr_batch_out_free(&other);
 }
