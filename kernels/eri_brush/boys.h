@@ -24,7 +24,9 @@
 #define ERI_BOYS_TMAX 36.0                       /* table below, asymptotic at and above */
 #define ERI_BOYS_NGRID 577                       /* grid points 0 .. TMAX * 16 */
 #define ERI_BOYS_NM (ERI_BOYS_TABMMAX + ERI_BOYS_NTAYLOR) /* F_0 .. F_19 per grid point */
-#define ERI_BOYS_ROW (ERI_BOYS_NM + 1)           /* a row: F_0 .. F_19, then e^{-T_i} */
+/* a row: F_0 .. F_19, e^{-T_i}, one pad, so that every row starts on 16 bytes and the GPU
+ * reads the Taylor coefficients of a row in pairs (half the gathers) */
+#define ERI_BOYS_ROW (ERI_BOYS_NM + 2)
 /* After the rows: 1/(2m-1) for m = 0 .. ERI_BOYS_NM-1 (entry 0 unused), because a division
  * costs far more than a load on the GPU and the compiler may not replace it. */
 #define ERI_BOYS_INV_OFF ((size_t)ERI_BOYS_NGRID * ERI_BOYS_ROW)
@@ -39,15 +41,31 @@ ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double
         const int i = (int)(T * ERI_BOYS_GRID_INV + 0.5);
         const double x = (double)i * (1.0 / ERI_BOYS_GRID_INV) - T; /* -(T - T_i), exact */
         const double *r = tab + (size_t)i * ERI_BOYS_ROW;
+#ifdef __CUDA_ARCH__
+        /* The rows are gathers (one per thread) and each load instruction of a warp costs
+         * one L1 wavefront per row it touches: 16-byte loads halve them. mmax is a constant
+         * where this is inlined, so the loop unrolls and c stays in registers. */
+        double c[10];
+        const double2 *r2 = (const double2 *)(r + (mmax & ~1));
+#pragma unroll
+        for (int k = 0; k < ((mmax & 1) ? 5 : 4); k++) {
+            const double2 v = r2[k];
+            c[2 * k] = v.x;
+            c[2 * k + 1] = v.y;
+        }
+        const double *t = c + (mmax & 1);
+#else
+        const double *t = r + mmax;
+#endif
         /* sum_k F_{mmax+k}(T_i) x^k / k!, Horner with 1/k */
-        double f = r[mmax + 7];
-        f = r[mmax + 6] + x * f * (1.0 / 7.0);
-        f = r[mmax + 5] + x * f * (1.0 / 6.0);
-        f = r[mmax + 4] + x * f * (1.0 / 5.0);
-        f = r[mmax + 3] + x * f * (1.0 / 4.0);
-        f = r[mmax + 2] + x * f * (1.0 / 3.0);
-        f = r[mmax + 1] + x * f * (1.0 / 2.0);
-        f = r[mmax] + x * f;
+        double f = t[7];
+        f = t[6] + x * f * (1.0 / 7.0);
+        f = t[5] + x * f * (1.0 / 6.0);
+        f = t[4] + x * f * (1.0 / 5.0);
+        f = t[3] + x * f * (1.0 / 4.0);
+        f = t[2] + x * f * (1.0 / 3.0);
+        f = t[1] + x * f * (1.0 / 2.0);
+        f = t[0] + x * f;
         F[mmax] = f;
         /* e^{x}, |x| <= 1/32: degree 7 leaves 2e-17 relative */
         double e = 1.0 + x * (1.0 / 7.0);

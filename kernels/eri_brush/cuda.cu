@@ -18,6 +18,22 @@
 #include <cstdlib>
 #include <cstring>
 
+/* Primitive pairs on the device: one array per eri_prim field, and within a field the pairs
+ * of a worklist group (eri_pair_order) interleaved, [primitive][pair]. The quartets of a
+ * segment run bra by bra with consecutive kets of one group, so a warp's ket loads are
+ * consecutive doubles (two L1 wavefronts a load, where the 96-byte structs took up to 32);
+ * its bra loads are one address. The generated code reaches them through these macros. */
+enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_N = 11 };
+struct prim_view {
+    const double *a; /* field 0 of the pair's primitive 0 */
+    int s;           /* from one primitive of the pair to the next: the group's pair count */
+    int fs;          /* from one field to the next: pair count x primitives per pair */
+};
+#define ERI_PRIMS prim_view
+#define ERI_PRIM_AT(v, i) (prim_view{(v).a + (i) * (v).s, (v).s, (v).fs})
+#define ERI_PF(v, f) ((v).a[PF_##f * (v).fs])
+#define ERI_PV(v, f, c) ((v).a[(PF_##f + (c)) * (v).fs])
+
 #include "eri_brush/eri.h"
 /* boys.h declares its C functions without extern "C" (it is a C header); math.h is in
  * already, so nothing C++ ends up inside the block. */
@@ -52,15 +68,15 @@ __host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc
 /* What a thread needs of a shell pair, in one 16-byte load. */
 struct dev_pair {
     int bf0a, bf0b; /* first functions of shells a and b */
-    int pp0;        /* first primitive pair */
-    int diag;       /* a == b: the pair's digest factor is 1, else 2 */
+    int off;        /* field 0 of its primitive 0 in the interleaved arrays */
+    int sd;         /* 2 x its group's pair count, + 1 when a == b (digest factor 1, else 2) */
 };
 
 struct kargs {
     const eri_quartet *q;
     long q0, n; /* the segment's quartets q[q0 .. q0+n) */
     int nb, nk; /* primitive pairs of bra and ket */
-    const eri_prim *prim;
+    const double *prim; /* interleaved fields */
     const dev_pair *pair;
     const double *AB; /* 3 per pair */
     const double *boys;
@@ -79,12 +95,12 @@ struct cls_code;
     template <>                                                                                            \
     struct cls_code<cls> {                                                                                 \
         static constexpr int LA = la, LB = lb, LC = lc, LD = ld;                                           \
-        __device__ static void hgp(const eri_prim *b, int nb, const eri_prim *k, int nk, const double *AB, \
+        __device__ static void hgp(prim_view b, int nb, prim_view k, int nk, const double *AB,             \
                                    const double *CD, const double *boys, double *out)                      \
         {                                                                                                  \
             eri_hgp_##la##lb##lc##ld(b, nb, k, nk, AB, CD, boys, out);                                     \
         }                                                                                                  \
-        __device__ static void md(const eri_prim *b, int nb, const eri_prim *k, int nk, const double *AB,  \
+        __device__ static void md(prim_view b, int nb, prim_view k, int nk, const double *AB,              \
                                   const double *CD, const double *boys, double *out)                       \
         {                                                                                                  \
             eri_md_##la##lb##lc##ld(b, nb, k, nk, AB, CD, boys, out);                                      \
@@ -113,7 +129,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
     for (int k = 0; k < NC; k++)
 #pragma unroll
         for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(Q.bf0a + k) * nbf + Q.bf0b + l]);
-    const double fcd = Q.diag ? 1.0 : 2.0, fab = P.diag ? 1.0 : 2.0;
+    const double fcd = (Q.sd & 1) ? 1.0 : 2.0, fab = (P.sd & 1) ? 1.0 : 2.0;
     const bool other = qu.P != qu.Q;
     double scd[NCD];
 #pragma unroll
@@ -150,10 +166,12 @@ __device__ __forceinline__ void class_body(const kargs &a)
     const eri_quartet qu = a.q[qi];
     const dev_pair P = a.pair[qu.P], Q = a.pair[qu.Q];
     double cart[ncart(LA) * ncart(LB) * ncart(LC) * ncart(LD)];
+    const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
+    const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
     if (PATH == ERI_PATH_HGP)
-        C::hgp(a.prim + P.pp0, a.nb, a.prim + Q.pp0, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
+        C::hgp(bra, a.nb, ket, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
     else
-        C::md(a.prim + P.pp0, a.nb, a.prim + Q.pp0, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
+        C::md(bra, a.nb, ket, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
     if (HAS_D && a.pure) {
         double sph[nfun(LA, true) * nfun(LB, true) * nfun(LC, true) * nfun(LD, true)];
         C::sph(cart, sph);
@@ -219,7 +237,7 @@ class_entry class_table(int cls)
 struct cu_state {
     int nbf, mode, pure, nseg;
     long nq, nstore;
-    eri_prim *prim;
+    double *prim; /* PF_N x nprim, interleaved (prim_view) */
     dev_pair *pair;
     double *AB, *boys, *D, *M, *store;
     eri_quartet *q;
@@ -306,6 +324,51 @@ int check_batch(const eri_batch *b)
     return SB_OK;
 }
 
+/* The pairs' device records and their primitives in the interleaved layout (prim_view). */
+int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double **out, long *ntotal)
+{
+    long total = 0;
+    for (long i = 0; i < ps->npair; i++) total += ps->pair[i].npp;
+    if ((double)PF_N * total > 0x7fffffff) {
+        sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", total, 0x7fffffff / PF_N);
+        return SB_EXIT_USAGE;
+    }
+    int *order = eri_pair_order(ps);
+    double *t = static_cast<double *>(malloc(sizeof(double) * PF_N * (size_t)(total ? total : 1)));
+    if (!order || !t) {
+        free(order), free(t);
+        sb_error("eri_brush cuda: out of host memory for %ld primitive pairs", total);
+        return SB_EXIT_RUNTIME;
+    }
+    long base = 0;
+    for (long i0 = 0, i1; i0 < ps->npair; i0 = i1) {
+        const eri_pair *g = &ps->pair[order[i0]];
+        for (i1 = i0; i1 < ps->npair && ps->pair[order[i1]].cls == g->cls && ps->pair[order[i1]].npp == g->npp; i1++) {
+        }
+        const long n = i1 - i0, fs = n * g->npp;
+        for (long j = 0; j < n; j++) {
+            const eri_pair *p = &ps->pair[order[i0 + j]];
+            hp[order[i0 + j]] = dev_pair{bas->sh[p->a].bf0, bas->sh[p->b].bf0, (int)(base + j), (int)(2 * n) + (p->a == p->b)};
+            for (int ik = 0; ik < p->npp; ik++) {
+                const eri_prim *x = &ps->prim[p->pp0 + ik];
+                double *d = t + base + ik * n + j;
+                d[PF_p * fs] = x->p;
+                d[PF_K * fs] = x->K;
+                for (int c = 0; c < 3; c++) {
+                    d[(PF_P + c) * fs] = x->P[c];
+                    d[(PF_PA + c) * fs] = x->PA[c];
+                    d[(PF_PB + c) * fs] = x->PB[c];
+                }
+            }
+        }
+        base += PF_N * fs;
+    }
+    free(order);
+    *out = t;
+    *ntotal = total;
+    return SB_OK;
+}
+
 template <typename T>
 int upload(T **dst, const T *src, size_t n)
 {
@@ -350,16 +413,16 @@ int cu_prepare(eri_batch *b)
         sb_error("eri_brush cuda: out of host memory for %ld pairs", ps->npair);
         return SB_EXIT_RUNTIME;
     }
-    for (long i = 0; i < ps->npair; i++) {
-        const eri_pair *p = &ps->pair[i];
-        hp[i] = dev_pair{bas->sh[p->a].bf0, bas->sh[p->b].bf0, p->pp0, p->a == p->b};
-        for (int k = 0; k < 3; k++) hAB[3 * i + k] = p->AB[k];
-    }
-    rc = upload(&st->pair, hp, (size_t)ps->npair);
+    for (long i = 0; i < ps->npair; i++)
+        for (int k = 0; k < 3; k++) hAB[3 * i + k] = ps->pair[i].AB[k];
+    double *hprim = NULL;
+    long nprim = 0;
+    rc = interleave(bas, ps, hp, &hprim, &nprim);
+    if (!rc) rc = upload(&st->pair, hp, (size_t)ps->npair);
     if (!rc) rc = upload(&st->AB, hAB, 3 * (size_t)ps->npair);
-    free(hp), free(hAB);
+    if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * nprim);
+    free(hp), free(hAB), free(hprim);
     if (rc) return rc;
-    if ((rc = upload(&st->prim, ps->prim, (size_t)ps->nprim))) return rc;
     if ((rc = upload(&st->q, w->q, (size_t)w->nq))) return rc;
     if ((rc = upload(&st->boys, b->boys, eri_boys_table_len()))) return rc;
     if (b->mode == ERI_MODE_DIGEST) {

@@ -165,6 +165,11 @@ int eri_worklist_build(const eri_basis *b, const eri_pairs *ps, double screen, e
 int eri_worklist_from(const eri_basis *b, const eri_pairs *ps, const eri_quartet *q, long nq,
                       eri_worklist *w);
 void eri_worklist_free(eri_worklist *w);
+/* Pair indices in the worklist's group order: by pair class, then primitive-pair count,
+ * then Schwarz factor (largest first), then index. A group (equal class and count) is a
+ * run of this order; in a segment built by eri_worklist_build, consecutive quartets of
+ * one bra have consecutive kets of a group. malloc'ed (free it), NULL when out of memory. */
+int *eri_pair_order(const eri_pairs *ps);
 
 /* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */
 /* D(i,j) = D(j,i) in [-1, 1) from splitmix64 of (seed, min, max), scaled by
@@ -228,10 +233,15 @@ void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *o
 /* ---- generated class code (gen/eri_gen.py -> $(BUILD)/gen/eri_brush/) ---------------
  * eri_gen_code.h, for every class (la lb|lc ld) with la >= lb, lc >= ld and
  * pair class (la,lb) >= pair class (lc,ld), straight-line code per path:
- *   ERI_HD static inline void eri_hgp_<la><lb><lc><ld>(const eri_prim *bra, int nb,
- *       const eri_prim *ket, int nk, const double *AB, const double *CD,
+ *   ERI_HD static inline void eri_hgp_<la><lb><lc><ld>(ERI_PRIMS bra, int nb,
+ *       ERI_PRIMS ket, int nk, const double *AB, const double *CD,
  *       const double *boys_table, double *ERI_RESTRICT out);
  *   ERI_HD static inline void eri_md_<la><lb><lc><ld>(same arguments);
+ * The code reaches primitive pairs only through the ERI_PRIM* macros below: ERI_PRIMS is
+ * the type of a pair's primitive list, ERI_PRIM_AT(list, i) its i-th primitive, ERI_PF and
+ * ERI_PV a scalar and a vector component of eri_prim. By default the list is an eri_prim
+ * array; a backend may define all four before including eri_gen_code.h for another layout
+ * (the CUDA backend: one array per field, the pairs of a group interleaved).
  * out: contracted Cartesian block [ncart(la)][ncart(lb)][ncart(lc)][ncart(ld)], libint2 order.
  *   ERI_HD static inline void eri_sph_<la><lb><lc><ld>(const double *cart, double *out);
  * turns the d shells (l >= 2) of a Cartesian block into pure functions; s and p pass through.
@@ -239,6 +249,13 @@ void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *o
  * counts of each emitted function (ERI_GEN_FLOPS table, included by classinfo.c only).
  * HGP = Obara-Saika vertical recurrence on primitives, contraction, then horizontal transfer
  * (Head-Gordon-Pople); MD = McMurchie-Davidson Hermite expansion per primitive quartet. */
+
+#ifndef ERI_PRIMS
+#define ERI_PRIMS const eri_prim *
+#define ERI_PRIM_AT(list, i) ((list) + (i))
+#define ERI_PF(pr, f) ((pr)->f)
+#define ERI_PV(pr, f, c) ((pr)->f[c])
+#endif
 
 /* ---- per-class model and path choice (classinfo.c, from the generated tables) -------- */
 typedef struct {

@@ -120,17 +120,27 @@ static int by_group_schwarz(const void *x, const void *y)
     return *(const int *)x - *(const int *)y;
 }
 
+int *eri_pair_order(const eri_pairs *ps)
+{
+    int *order = malloc(sizeof(int) * (size_t)(ps->npair ? ps->npair : 1));
+    if (!order) return NULL;
+    for (long i = 0; i < ps->npair; i++) order[i] = (int)i;
+#pragma omp critical(eri_pair_order)
+    {
+        sort_ps = ps;
+        qsort(order, (size_t)ps->npair, sizeof *order, by_group_schwarz);
+    }
+    return order;
+}
+
 static int groups_build(const eri_pairs *ps, int **order_out, pgroup **g_out, int *ng_out)
 {
-    int *order = malloc(sizeof(int) * (size_t)ps->npair);
+    int *order = eri_pair_order(ps);
     pgroup *g = calloc((size_t)ps->npair + 1, sizeof *g);
     if (!order || !g) {
         free(order), free(g);
         return SB_EXIT_RUNTIME;
     }
-    for (long i = 0; i < ps->npair; i++) order[i] = (int)i;
-    sort_ps = ps;
-    qsort(order, (size_t)ps->npair, sizeof *order, by_group_schwarz);
     int ng = 0;
     for (long i = 0; i < ps->npair; i++) {
         const eri_pair *p = &ps->pair[order[i]];

@@ -140,8 +140,8 @@ class Emitted:
 
 
 def signature(kind, la, lb, lc, ld):
-    return ("ERI_HD static inline void eri_%s_%d%d%d%d(const eri_prim *bra, int nb, "
-            "const eri_prim *ket, int nk,\n    const double *AB, const double *CD, "
+    return ("ERI_HD static inline void eri_%s_%d%d%d%d(ERI_PRIMS bra, int nb, "
+            "ERI_PRIMS ket, int nk,\n    const double *AB, const double *CD, "
             "const double *boys_table, double *ERI_RESTRICT out)\n" % (kind, la, lb, lc, ld))
 
 
@@ -150,11 +150,11 @@ def prim_loop(pre, L, body):
     definitions (pre), the Boys values F[0..L], then the path's body; returns the text with
     both loops still open."""
     return ("    for (int ib = 0; ib < nb; ++ib) {\n"
-            "        const eri_prim *b = bra + ib;\n"
-            "        const double p = b->p;\n"
+            "        ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
+            "        const double p = ERI_PF(b, p);\n"
             "        for (int ik = 0; ik < nk; ++ik) {\n"
-            "            const eri_prim *k = ket + ik;\n"
-            "            const double q = k->p;\n"
+            "            ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n"
+            "            const double q = ERI_PF(k, p);\n"
             + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
 
 
@@ -205,7 +205,7 @@ def prim_defs(used, L):
         "ppq": ("p * ipq", 1),
         "rho": ("p * qpq", 1),
         "T": ("rho * (PQ0 * PQ0 + PQ1 * PQ1 + PQ2 * PQ2)", 6),
-        "pref": ("b->K * k->K * sqrt(ipq)", 2 + FLOP_SQRT),
+        "pref": ("ERI_PF(b, K) * ERI_PF(k, K) * sqrt(ipq)", 2 + FLOP_SQRT),
         "m2r": ("-2.0 * rho", 1),
         "pw0": None,
     }
@@ -216,13 +216,13 @@ def prim_defs(used, L):
         if s in fixed:
             body.define(s, *fixed[s])
         elif s[:2] == "PQ":
-            body.define(s, "b->P[%s] - k->P[%s]" % (s[2], s[2]), 1)
+            body.define(s, "ERI_PV(b, P, %s) - ERI_PV(k, P, %s)" % (s[2], s[2]), 1)
         elif s[:2] in ("PA", "PB"):
-            body.define(s, "b->%s[%s]" % (s[:2], s[2]), 0)
+            body.define(s, "ERI_PV(b, %s, %s)" % (s[:2], s[2]), 0)
         elif s[:2] == "QC":
-            body.define(s, "k->PA[%s]" % s[2], 0)
+            body.define(s, "ERI_PV(k, PA, %s)" % s[2], 0)
         elif s[:2] == "QD":
-            body.define(s, "k->PB[%s]" % s[2], 0)
+            body.define(s, "ERI_PV(k, PB, %s)" % s[2], 0)
         elif s[:2] == "WP":
             body.define(s, "-(qpq * PQ%s)" % s[2], 1)
         elif s[:2] == "WQ":
