@@ -175,10 +175,9 @@ eri_brush)
         --json "$res/libint2/eri_brush.libint2.$m.$bs.threads-$th.json" | tail -3 || fail=1
     done
   done
-  echo "== eri_brush cuda: water clusters and taxol"
+  echo "== eri_brush cuda: water clusters (taxol/cc-pvdz: the eri_taxol case)"
   for n in 4 16 64; do ERI cuda $n "" --reps 5; done
   ERI openmp_simd 16 "" --reps 3
-  ERI cuda 16 .molecule-taxol.basis-cc-pvdz --reps 2 --param molecule=taxol --param basis=cc-pvdz --param oracle=2
   ;;
 eri_libint2)
   # issue 6's CPU bar: openmp_simd against libint2 on the same screened quartets, one core
