@@ -203,16 +203,16 @@ eri_ab)
   # same screened quartets (A B A B for benzene, A B for vitamin C), 3 timed reps after a
   # warm-up each; then taxol/def2-svp on all cores, one timed build each
   lim=${ERI_LIMIT:-300}
-  mkdir -p "$res/ab"
+  mkdir -p "$res/libint2/ab"
   for th in 1 16; do
     for mb in benzene:cc-pvdz:1 benzene:cc-pvdz:2 vitamin_c:def2-svp:1; do
       IFS=: read -r m bs blk <<<"$mb"
       echo "== A/B $m/$bs, $th threads, block $blk: openmp_simd, then libint2"
       OMP_NUM_THREADS=$th timeout $lim $sb run eri_brush --backend openmp_simd --size 16 --quiet --reps 3 \
         --param molecule=$m --param basis=$bs --param oracle=0 \
-        --json "$res/ab/eri_brush.openmp_simd.16.molecule-$m.basis-$bs.threads-$th.block-$blk.json" | grep -E "^time" || fail=1
+        --json "$res/libint2/ab/eri_brush.openmp_simd.16.molecule-$m.basis-$bs.threads-$th.block-$blk.json" | grep -E "^time" || fail=1
       timeout $lim build/tools/eri_libint2 bench --molecule $m --basis $bs --threads $th --reps 3 \
-        --json "$res/ab/eri_brush.libint2.$m.$bs.threads-$th.block-$blk.json" | tail -1 | cut -c1-400 || fail=1
+        --json "$res/libint2/ab/eri_brush.libint2.$m.$bs.threads-$th.block-$blk.json" | tail -1 | cut -c1-400 || fail=1
     done
   done
   echo "== taxol/def2-svp, 16 threads: openmp_simd, then libint2"
