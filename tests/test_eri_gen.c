@@ -77,7 +77,7 @@ static int make_pair(const shell *A, const shell *B, eri_prim *pp, double AB[3])
                 q->PA[x] = q->P[x] - A->O[x];
                 q->PB[x] = q->P[x] - B->O[x];
             }
-            q->pad_ = 0.0;
+            q->h = 0.5 / p;
         }
     return n;
 }

@@ -23,7 +23,7 @@
  * segment run bra by bra with consecutive kets of one group, so a warp's ket loads are
  * consecutive doubles (two L1 wavefronts a load, where the 96-byte structs took up to 32);
  * its bra loads are one address. The generated code reaches them through these macros. */
-enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_N = 11 };
+enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_h = 11, PF_N = 12 };
 struct prim_view {
     const double *a; /* field 0 of the pair's primitive 0 */
     int s;           /* from one primitive of the pair to the next: the group's pair count */
@@ -354,6 +354,7 @@ int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double *
                 double *d = t + base + ik * n + j;
                 d[PF_p * fs] = x->p;
                 d[PF_K * fs] = x->K;
+                d[PF_h * fs] = x->h;
                 for (int c = 0; c < 3; c++) {
                     d[(PF_P + c) * fs] = x->P[c];
                     d[(PF_PA + c) * fs] = x->PA[c];

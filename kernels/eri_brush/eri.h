@@ -112,7 +112,7 @@ int eri_data_path(const char *rel, char *out, size_t n);
 typedef struct {
     double p, K;
     double P[3], PA[3], PB[3];
-    double pad_;
+    double h; /* 1/(2p): the recurrences need it per primitive quartet, a division there */
 } eri_prim;
 
 typedef struct {
@@ -249,6 +249,18 @@ void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *o
  * counts of each emitted function (ERI_GEN_FLOPS table, included by classinfo.c only).
  * HGP = Obara-Saika vertical recurrence on primitives, contraction, then horizontal transfer
  * (Head-Gordon-Pople); MD = McMurchie-Davidson Hermite expansion per primitive quartet. */
+
+/* spq = 1/sqrt(p+q) and ipq = 1/(p+q) of a primitive quartet. On the GPU from one reciprocal
+ * square root (an FP64 division and a square root are each a reciprocal estimate and Newton
+ * steps there; rsqrt is within 1 ulp, ipq within 3); on the CPU the correctly rounded
+ * 1/(p+q) and its square root, as the division is computed once. */
+#ifdef __CUDA_ARCH__
+#define ERI_SPQ(pq) rsqrt(pq)
+#define ERI_IPQ(pq, spq) ((spq) * (spq))
+#else
+#define ERI_SPQ(pq) sqrt(1.0 / (pq))
+#define ERI_IPQ(pq, spq) (1.0 / (pq))
+#endif
 
 #ifndef ERI_PRIMS
 #define ERI_PRIMS const eri_prim *

@@ -73,6 +73,7 @@ int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
                     eri_prim *q = &ps->prim[pp];
                     double a = A->alpha[i], b = B->alpha[j], p = a + b;
                     q->p = p;
+                    q->h = 0.5 / p;
                     q->K = A->coef[i] * B->coef[j] * exp(-a * b / p * ab2) * ERI_KFAC / p;
                     for (int x = 0; x < 3; x++) {
                         q->P[x] = (a * A->O[x] + b * B->O[x]) / p;

@@ -162,10 +162,10 @@ def prim_defs(used, L):
     """Definitions of the per-primitive-quartet scalars in `used` (and what they need),
     in dependency order, with their flops. Symbols:
       PQi = P - Q, T, pref = Kb Kk / sqrt(p+q), ipq = 1/(p+q), qpq = q/(p+q) = rho/p,
-      ppq = p/(p+q) = rho/q, rho, PAi, PBi (bra), QCi, QDi (ket PA, PB), WPi = W - P,
+      ppq = p/(p+q) = rho/q, spq = 1/sqrt(p+q), rho, PAi, PBi (bra), QCi, QDi (ket PA, PB), WPi = W - P,
       WQi = W - Q, o2p<k> = k/(2p), o2q<k>, o2pq<k> = k/(2(p+q)), r2p<k> = k rho/(2p^2),
       r2q<k> = k rho/(2q^2), m2r = -2 rho, pw<n> = pref (-2 rho)^n."""
-    deps = {"T": ["rho", "PQ0", "PQ1", "PQ2"], "pref": ["ipq"], "ipq": ["pq"],
+    deps = {"T": ["rho", "PQ0", "PQ1", "PQ2"], "pref": ["spq"], "ipq": ["spq"], "spq": ["pq"],
             "qpq": ["ipq"], "ppq": ["ipq"], "rho": ["qpq"], "m2r": ["rho"]}
     for i in range(3):
         deps["WP%d" % i] = ["qpq", "PQ%d" % i]
@@ -200,12 +200,13 @@ def prim_defs(used, L):
         want(s)
     fixed = {
         "pq": ("p + q", 1),
-        "ipq": ("1.0 / pq", FLOP_DIV),
+        "spq": ("ERI_SPQ(pq)", FLOP_SQRT),
+        "ipq": ("ERI_IPQ(pq, spq)", FLOP_DIV),
         "qpq": ("q * ipq", 1),
         "ppq": ("p * ipq", 1),
         "rho": ("p * qpq", 1),
         "T": ("rho * (PQ0 * PQ0 + PQ1 * PQ1 + PQ2 * PQ2)", 6),
-        "pref": ("ERI_PF(b, K) * ERI_PF(k, K) * sqrt(ipq)", 2 + FLOP_SQRT),
+        "pref": ("ERI_PF(b, K) * ERI_PF(k, K) * spq", 2),
         "m2r": ("-2.0 * rho", 1),
         "pw0": None,
     }
@@ -236,7 +237,7 @@ def prim_defs(used, L):
         elif s[:3] in ("o2p", "o2q"):
             k = int(s[3:])
             if k == 1:
-                body.define(s, "0.5 / %s" % s[2], FLOP_DIV)
+                body.define(s, "ERI_PF(%s, h)" % ("b" if s[2] == "p" else "k"), 0)  # 1/(2p), stored per pair
             else:
                 body.define(s, "%s * %s1" % (num(k), s[:3]), 1)
         elif s[:3] in ("r2p", "r2q"):
@@ -257,7 +258,7 @@ def used_syms(body):
     return {t for t in re.findall(r"[A-Za-z_]\w*", body.text()) if t in _PRIM_SYMS}
 
 
-_PRIM_SYMS = ({"pq", "ipq", "qpq", "ppq", "rho", "T", "pref", "m2r"}
+_PRIM_SYMS = ({"pq", "spq", "ipq", "qpq", "ppq", "rho", "T", "pref", "m2r"}
               | {"%s%d" % (s, i) for s in ("PQ", "PA", "PB", "QC", "QD", "WP", "WQ") for i in range(3)}
               | {"%s%d" % (s, k) for s in ("o2p", "o2q", "o2pq", "r2p", "r2q", "pw")
                  for k in range(1, 16)})
