@@ -324,26 +324,25 @@ int check_batch(const eri_batch *b)
     return SB_OK;
 }
 
-/* The pairs' device records and their primitives in the interleaved layout (prim_view). */
-int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double **out, long *ntotal)
+/* The pairs' device records and their primitives (ps->nprim, the sum of the pairs' counts)
+ * in the interleaved layout (prim_view). */
+int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double **out)
 {
-    long total = 0;
-    for (long i = 0; i < ps->npair; i++) total += ps->pair[i].npp;
-    if ((double)PF_N * total > 0x7fffffff) {
-        sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", total, 0x7fffffff / PF_N);
+    if ((double)PF_N * ps->nprim > 0x7fffffff) {
+        sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", ps->nprim, 0x7fffffff / PF_N);
         return SB_EXIT_USAGE;
     }
     int *order = eri_pair_order(ps);
-    double *t = static_cast<double *>(malloc(sizeof(double) * PF_N * (size_t)(total ? total : 1)));
+    double *t = static_cast<double *>(malloc(sizeof(double) * PF_N * (size_t)(ps->nprim ? ps->nprim : 1)));
     if (!order || !t) {
         free(order), free(t);
-        sb_error("eri_brush cuda: out of host memory for %ld primitive pairs", total);
+        sb_error("eri_brush cuda: out of host memory for %ld primitive pairs", ps->nprim);
         return SB_EXIT_RUNTIME;
     }
     long base = 0;
     for (long i0 = 0, i1; i0 < ps->npair; i0 = i1) {
         const eri_pair *g = &ps->pair[order[i0]];
-        for (i1 = i0; i1 < ps->npair && ps->pair[order[i1]].cls == g->cls && ps->pair[order[i1]].npp == g->npp; i1++) {
+        for (i1 = i0; i1 < ps->npair && eri_pair_same_group(&ps->pair[order[i1]], g); i1++) {
         }
         const long n = i1 - i0, fs = n * g->npp;
         for (long j = 0; j < n; j++) {
@@ -366,7 +365,6 @@ int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double *
     }
     free(order);
     *out = t;
-    *ntotal = total;
     return SB_OK;
 }
 
@@ -417,11 +415,10 @@ int cu_prepare(eri_batch *b)
     for (long i = 0; i < ps->npair; i++)
         for (int k = 0; k < 3; k++) hAB[3 * i + k] = ps->pair[i].AB[k];
     double *hprim = NULL;
-    long nprim = 0;
-    rc = interleave(bas, ps, hp, &hprim, &nprim);
+    rc = interleave(bas, ps, hp, &hprim);
     if (!rc) rc = upload(&st->pair, hp, (size_t)ps->npair);
     if (!rc) rc = upload(&st->AB, hAB, 3 * (size_t)ps->npair);
-    if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * nprim);
+    if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * ps->nprim);
     free(hp), free(hAB), free(hprim);
     if (rc) return rc;
     if ((rc = upload(&st->q, w->q, (size_t)w->nq))) return rc;

@@ -170,6 +170,10 @@ void eri_worklist_free(eri_worklist *w);
  * run of this order; in a segment built by eri_worklist_build, consecutive quartets of
  * one bra have consecutive kets of a group. malloc'ed (free it), NULL when out of memory. */
 int *eri_pair_order(const eri_pairs *ps);
+static inline int eri_pair_same_group(const eri_pair *a, const eri_pair *b)
+{
+    return a->cls == b->cls && a->npp == b->npp;
+}
 
 /* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */
 /* D(i,j) = D(j,i) in [-1, 1) from splitmix64 of (seed, min, max), scaled by

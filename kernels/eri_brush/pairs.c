@@ -145,7 +145,7 @@ static int groups_build(const eri_pairs *ps, int **order_out, pgroup **g_out, in
     int ng = 0;
     for (long i = 0; i < ps->npair; i++) {
         const eri_pair *p = &ps->pair[order[i]];
-        if (!ng || g[ng - 1].cls != p->cls || g[ng - 1].npp != p->npp) {
+        if (!ng || !eri_pair_same_group(&ps->pair[*g[ng - 1].pair], p)) {
             g[ng].cls = p->cls, g[ng].npp = p->npp, g[ng].pair = order + i;
             ng++;
         }
