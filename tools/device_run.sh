@@ -86,6 +86,10 @@ nlchains)
   for N in 64 128 256 512 2048 4096 8192; do
     run $sb "$res" cuda $N .copies-$((8388608 / N)) --reps 3 --param copies=$((8388608 / N))
   done
+  echo "== nlchains cuda toda: throughput vs N at ~8.4M sites (C = 2^23 / N)"
+  for N in 64 128 256 512 2048 4096 8192; do
+    run $sb "$res" cuda $N .copies-$((8388608 / N)).model-toda --reps 3 --param copies=$((8388608 / N)) --param model=toda
+  done
   echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
   run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0
   echo "== nlchains cuda toda: two warps a chain (A/B for the default warp a chain at N = 1024)"

@@ -80,15 +80,16 @@ struct model_par {
     nlc_toda_k tk;
 };
 
-/* 2^(j/128) for toda's exponential; each kernel that integrates toda copies it into
- * nlc_exp2_sh (physics.h) as 32-bit halves before its first barrier. */
-__constant__ double c_exp2[128] = NLC_EXP2_128;
+/* toda's 2^(j/2048) table (exp2_table.h); each kernel that integrates toda copies it
+ * into nlc_exp2_sh (physics.h) as 32-bit halves before its first barrier. */
+__device__ const uint64_t g_exp2[NLC_EXP2_N] = NLC_EXP2_TABLE;
 template <int MODEL>
 __device__ __forceinline__ void load_exp2_table()
 {
-    for (int i = threadIdx.x; MODEL == NLC_TODA && i < 128; i += blockDim.x) {
-        nlc_exp2_sh[i] = (uint32_t)__double2hiint(c_exp2[i]);
-        nlc_exp2_sh[128 + i] = (uint32_t)__double2loint(c_exp2[i]);
+    for (int i = threadIdx.x; MODEL == NLC_TODA && i < NLC_EXP2_N; i += blockDim.x) {
+        const uint64_t w = g_exp2[i];
+        nlc_exp2_sh[i] = (uint32_t)(w >> 32);
+        nlc_exp2_sh[NLC_EXP2_N + i] = (uint32_t)w;
     }
 }
 
@@ -122,7 +123,7 @@ struct cu_state {
 template <int MODEL>
 __device__ __forceinline__ double bond_force(double r, const model_par &mp)
 {
-    if (MODEL == NLC_TODA) return nlc_toda_em(r, &mp.tk); /* 2 alpha V': the kicks carry 1/(2 alpha) */
+    if (MODEL == NLC_TODA) return nlc_toda_exp(r, &mp.tk); /* 2 alpha V' + 1: the kicks carry 1/(2 alpha) */
     return nlc_fput_bond_force(r, mp.alpha, mp.beta);
 }
 

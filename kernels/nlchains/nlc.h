@@ -67,8 +67,8 @@ extern const nlc_ops nlc_ops_reference, nlc_ops_openmp_simd, nlc_ops_cuda;
  * then for s = 0..6: drift(drift[s]) and kick(kmid[s]) (s < 6), or after s = 6 kick(kjoin)
  * between steps and kick(klast) after the last step. Every backend forms them with these
  * same expressions, so they round identically. The kicks are multiplied by ks:
- * nlc_kick_scale(cfg), 1/(2 alpha) for toda, whose backends kick with nlc_toda_em
- * = 2 alpha V' (physics.h), 1 otherwise (exactly the plain coefficients). */
+ * nlc_kick_scale(cfg), 1/(2 alpha) for toda, whose backends kick with nlc_toda_exp
+ * = 2 alpha V' + 1 (physics.h; the 1 cancels in F), 1 otherwise (exactly the plain coefficients). */
 typedef struct nlc_coefs {
     double kfirst, klast, kjoin;
     double kmid[6];

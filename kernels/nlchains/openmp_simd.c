@@ -94,10 +94,10 @@ typedef struct {
     nlc_toda_k tk;
 } omp_par;
 
-/* The bond term of the bond (q, qn): V' (fput) or 2 alpha V' (toda, kicks scaled). */
+/* The bond term of the bond (q, qn): V' (fput) or 2 alpha V' + 1 (toda, kicks scaled). */
 static inline __attribute__((always_inline)) double omp_bond(int model, const omp_par *mp, double q, double qn)
 {
-    return model == NLC_TODA ? nlc_toda_em(qn - q, &mp->tk) : nlc_fput_bond_force(qn - q, mp->alpha, mp->beta);
+    return model == NLC_TODA ? nlc_toda_exp(qn - q, &mp->tk) : nlc_fput_bond_force(qn - q, mp->alpha, mp->beta);
 }
 
 /* One stage: p += c F(q) on every site, then (drift) q += d p. model and drift are

@@ -57,68 +57,76 @@ NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
 {
     return r * r * (0.5 + r * (alpha / 3.0 + beta * r / 4.0));
 }
-/* ---- toda: the integrator's bond term e(r) = expm1(2 alpha r), so V'(r) = e(r) / (2 alpha);
- * the backends fold 1/(2 alpha) into the kick coefficients (nlc_kick_scale, setup.c).
- * A Cody-Waite reduction and a degree-13 series (the first libm-free version) made
- * each bond cost ~22 FP64 instructions against fput's ~7 per site-stage (H100 SASS),
- * so toda ran 4.2x slower than fput. Here, after Tang's table
- * method: x = 2 alpha r = (128 m + j) ln2/128 + 2 alpha rs, with j = 0..127 and
- * |2 alpha rs| <= ln2/256, so e^x = 2^m 2^(j/128) e^(2 alpha rs). The reduction works on
- * r itself (scale = 128 2 alpha / ln2, lred = ln2 / (128 2 alpha), one rounding each:
- * the same ~1e-16 relative perturbation of x that forming 2 alpha r would make); the
- * degree-5 series in rs carries the powers of 2 alpha in its coefficients (truncation
- * x^6/720 <= 5e-19, 2e-16 of e(r) relative near 0); 2^(j/128) comes from exp2_table.h
- * and 2^m is added into its exponent field. 14 FP64 instructions per site-stage in all.
- * m is clamped to the normal range: e(r) -> -1 for x < -708 (right), finite but
- * saturated near DBL_MAX for x > 709 (exp overflows there; the energy check then fails).
- * The device reads the table from shared memory as two 32-bit halves (nlc_exp2_sh,
- * filled by each kernel that integrates toda): 128 words are 4 a bank, so a warp's
- * random j costs at most a 4-way conflict, a 64-bit table could cost 8. A copy per lane
- * (conflict-free, 32 KiB a block) was measured slower on the H100: 9.1e10 against 1.09e11
- * chain-site steps/s; the shared-memory pipe is not what holds toda back. */
+/* ---- toda: the integrator's bond term is e(r) = exp(2 alpha r), so V'(r) = (e(r) - 1) / (2 alpha)
+ * and the site force (e_i - e_{i-1}) / (2 alpha): the backends fold 1/(2 alpha) into the
+ * kick coefficients (nlc_kick_scale, setup.c), and the 1 cancels in the difference, so
+ * it is never subtracted. History on the H100 (FP64 instructions per site-stage against
+ * fput's 6.9, SASS): a Cody-Waite reduction and a degree-13 series ~22 (toda 4.2x slower
+ * than fput); Tang's table method with 2^(j/128) and a degree-5 series for expm1 13.5
+ * (2.3x); this version, a 2^(j/2048) table, a degree-3 series and no "- 1", ~10.5.
+ * x = 2 alpha r = (2048 m + j) ln2/2048 + 2 alpha rs, j = 0..2047, |2 alpha rs| <= ln2/4096,
+ * e^x = 2^m 2^(j/2048) e^(2 alpha rs). The reduction works on r itself (scale = 2048
+ * (2 alpha) / ln2, lred = ln2 / (2048 (2 alpha)), one rounding each: a ~1e-16 relative
+ * perturbation of x, as forming 2 alpha r would make); the series em = expm1(2 alpha rs)
+ * to degree 3 carries the powers of 2 alpha in its coefficients (truncation y^4/24 <=
+ * 3.4e-17); e^x = s + s em with s = 2^m 2^(j/2048) from exp2_table.h. Error: about an ulp
+ * of e^x, absolute, for every x: the table's half ulp, the final rounding and the
+ * perturbation of x (tests/test_nlchains.c). The expm1 form had the same absolute error
+ * once a table entry entered (|x| > ln2/256); it kept relative accuracy only below that,
+ * which costs one FP64 add a bond and matters only for chains whose bonds all stay
+ * under 0.003 in x.
+ * 2^m is added into the exponent field: the table stores the bits of 2^(j/2048) less
+ * j << 41, so that adding k << 41 for k = 2048 m + j gives the bits of 2^m 2^(j/2048)
+ * (on the device: the high word plus k << 9, one integer multiply-add, no shift). k is clamped to m in [-1022, 1023]: e -> a subnormal
+ * (0 to within 1e-308) for x < -708, right; finite, saturated near DBL_MAX for x > 709
+ * (exp overflows there; the energy check then fails). The CPU forms the same bits in
+ * 64-bit arithmetic, so every backend returns the same e for every r.
+ * The device reads the table from shared memory as two 32-bit halves (nlc_exp2_sh, 16
+ * KiB, filled by each kernel that integrates toda): a warp's random j costs a few-way
+ * bank conflict. A copy per lane of the old 128-entry table (conflict-free) was measured
+ * slower on the H100: the shared-memory pipe is not what holds toda back. */
 #include "nlchains/exp2_table.h"
 
+#define NLC_EXP2_KMIN (-1022 * NLC_EXP2_N)
+#define NLC_EXP2_KMAX (1023 * NLC_EXP2_N + NLC_EXP2_N - 1)
+
 typedef struct {
-    double scale, lred;         /* 128 (2 alpha) / ln2, ln2 / (128 (2 alpha)) */
-    double c1, c2, c3, c4, c5;  /* (2 alpha)^n / n! */
+    double scale, lred; /* 2048 (2 alpha) / ln2, ln2 / (2048 (2 alpha)) */
+    double c1, c2, c3;  /* (2 alpha)^n / n! */
 } nlc_toda_k;
 
 NLC_HD nlc_toda_k nlc_toda_prepare(double alpha)
 {
     const double ln2 = 0.693147180559945309417232121458, a = 2.0 * alpha;
     nlc_toda_k t;
-    t.scale = a * (128.0 / ln2);
-    t.lred = (ln2 / 128.0) / a;
+    t.scale = a * (NLC_EXP2_N / ln2);
+    t.lred = (ln2 / NLC_EXP2_N) / a;
     t.c1 = a;
     t.c2 = t.c1 * a / 2.0;
     t.c3 = t.c2 * a / 3.0;
-    t.c4 = t.c3 * a / 4.0;
-    t.c5 = t.c4 * a / 5.0;
     return t;
 }
 
 #ifdef __CUDACC__
-static __shared__ uint32_t nlc_exp2_sh[256]; /* hi words of 2^(j/128) at j, lo words at 128 + j */
+/* the table's high words at j, its low words at 2048 + j */
+static __shared__ uint32_t nlc_exp2_sh[2 * NLC_EXP2_N];
 #endif
 #ifndef __CUDA_ARCH__
-static const double nlc_exp2_tab[128] __attribute__((unused)) = NLC_EXP2_128;
+static const uint64_t nlc_exp2_tab[NLC_EXP2_N] __attribute__((unused)) = NLC_EXP2_TABLE;
 #endif
 
-NLC_HD double nlc_toda_em(double r, const nlc_toda_k *tk)
+NLC_HD double nlc_toda_exp(double r, const nlc_toda_k *tk)
 {
-    const double magic = 6755399441055744.0; /* 1.5 * 2^52: t's low bits hold round(r scale) */
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52: t's low bits hold k = round(r scale) */
     const double t = fma(r, tk->scale, magic);
     const double k = t - magic;
     const double rs = fma(-k, tk->lred, r);
-    double q = fma(tk->c5, rs, tk->c4);
-    q = fma(q, rs, tk->c3);
-    q = fma(q, rs, tk->c2);
-    q = fma(q, rs, tk->c1);
-    const double em = q * rs; /* expm1(2 alpha rs) */
+    const double em = rs * fma(fma(tk->c3, rs, tk->c2), rs, tk->c1); /* expm1(2 alpha rs) */
 #ifdef __CUDA_ARCH__
     const int kl = __double2loint(t);
-    const int j = kl & 127, m = max(-1022, min(1023, kl >> 7));
-    const double s = __hiloint2double((int)(nlc_exp2_sh[j] + ((unsigned)m << 20)), (int)nlc_exp2_sh[128 + j]);
+    const int j = kl & (NLC_EXP2_N - 1), kc = max(NLC_EXP2_KMIN, min(NLC_EXP2_KMAX, kl));
+    const double s = __hiloint2double((int)(nlc_exp2_sh[j] + ((unsigned)kc << (20 - NLC_EXP2_BITS))),
+                                      (int)nlc_exp2_sh[NLC_EXP2_N + j]);
 #else
     /* a union, not memcpy: GCC vectorises the union pun (and gathers the table) */
     union {
@@ -126,23 +134,23 @@ NLC_HD double nlc_toda_em(double r, const nlc_toda_k *tk)
         uint64_t u;
     } v = {t}, w;
     const int64_t kk = (int64_t)(v.u - 0x4338000000000000ull);
-    const int64_t j = kk & 127, m0 = kk >> 7, m = m0 < -1022 ? -1022 : m0 > 1023 ? 1023 : m0;
-    w.d = nlc_exp2_tab[j];
-    w.u += (uint64_t)m << 52;
+    const int64_t j = kk & (NLC_EXP2_N - 1),
+                  kc = kk < NLC_EXP2_KMIN ? NLC_EXP2_KMIN : kk > NLC_EXP2_KMAX ? NLC_EXP2_KMAX : kk;
+    w.u = nlc_exp2_tab[j] + ((uint64_t)kc << (52 - NLC_EXP2_BITS));
     const double s = w.d;
 #endif
-    return fma(s, em, s - 1.0); /* s (1 + em) - 1; s - 1 is exact for s in [1/2, 2] */
+    return fma(s, em, s); /* s (1 + em) */
 }
 
 /* The physical bond force and energy (tests, host-side energies). */
 NLC_HD double nlc_toda_bond_force(double r, double alpha)
 {
     const nlc_toda_k tk = nlc_toda_prepare(alpha);
-    return nlc_toda_em(r, &tk) * (0.5 / alpha);
+    return (nlc_toda_exp(r, &tk) - 1.0) * (0.5 / alpha);
 }
 NLC_HD double nlc_toda_bond_energy(double r, double alpha)
 {
-    return (expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha); /* libm: independent of nlc_toda_em */
+    return (expm1(2.0 * alpha * r) - 2.0 * alpha * r) / (4.0 * alpha * alpha); /* libm: independent of nlc_toda_exp */
 }
 
 /* ---- dnkg: F_i = (q_{i+1} - 2 q_i + q_{i-1}) - m q_i - beta q_i^3 ---- */

@@ -1,7 +1,7 @@
 /* nlchains scalar reference: the oracle. One chain at a time, periodic indexing by
  * modulo, every force written out from physics.h (each bond force evaluated twice, once
  * for each of its sites), the composition's merged half-kicks from nlc_make_coefs
- * (toda's carry 1/(2 alpha): its bond term is nlc_toda_em = 2 alpha V').
+ * (toda's carry 1/(2 alpha): its bond term is nlc_toda_exp = 2 alpha V' + 1).
  * Works in place on the host arrays. dnls: the linear flow with FFTW_ESTIMATE plans,
  * its phases from nlc_dnls_linear_phase at each use. */
 #include <fftw3.h>
@@ -59,7 +59,7 @@ static void ref_kick(const nlc_config *cfg, const nlc_toda_k *tk, const double *
         if (cfg->model == NLC_FPUT)
             F = nlc_fput_bond_force(qp - q0, cfg->alpha, cfg->beta) - nlc_fput_bond_force(q0 - qm, cfg->alpha, cfg->beta);
         else if (cfg->model == NLC_TODA)
-            F = nlc_toda_em(qp - q0, tk) - nlc_toda_em(q0 - qm, tk);
+            F = nlc_toda_exp(qp - q0, tk) - nlc_toda_exp(q0 - qm, tk);
         else
             F = nlc_dnkg_force(qm, q0, qp, cfg->m, cfg->beta);
         p[i] = nlc_kick(p[i], c, F);
