@@ -193,18 +193,22 @@ static void compare_model(int model, int N, long C, long K, double amp)
     free_nlc(&r);
 }
 
-/* N = 32 S W: a chain per block of W warps, S sites per lane. The default S, then
- * the other one (SB_NLC_MW_S, the tuning override) so that both kernels are checked. */
+/* N = 32 S W: a chain per block of W warps, S sites per lane. Both S = 16 and S = 32
+ * (SB_NLC_MW_S, the tuning override), so that both kernels are checked whichever the
+ * default is (mw_pick). */
 static void compare_mwarp(int model, int N, long C, long K, double amp)
 {
+    const char *was = getenv("SB_NLC_MW_S");
+    char *keep = was ? strdup(was) : NULL;
+    setenv("SB_NLC_MW_S", "16", 1);
     compare_model(model, N, C, K, amp);
-    const char *alt = getenv("SB_NLC_MW_S");
-    setenv("SB_NLC_MW_S", alt && strcmp(alt, "16") == 0 ? "32" : "16", 1);
+    setenv("SB_NLC_MW_S", "32", 1);
     compare_model(model, N, C, K, amp);
-    if (alt)
-        setenv("SB_NLC_MW_S", alt, 1);
+    if (keep)
+        setenv("SB_NLC_MW_S", keep, 1);
     else
         unsetenv("SB_NLC_MW_S");
+    free(keep);
 }
 
 static void test_fput(void **state)

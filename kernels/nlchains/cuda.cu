@@ -36,9 +36,9 @@
  * rewrites that pair) waits for it. dnls collects synchronously.
  *
  * Measured on the H100 (harness, N = 1024, C = 8192, 100 steps + one collection per
- * rep, median of 5, dcb379c): fput 2.52e11 chain-site steps/s (19.4 TFLOP/s at 77 flop,
- * 58% of the measured FP64 peak), dnkg 2.45e11, toda 1.09e11 (the table exponential:
- * 13.5 FP64 instructions a bond-stage to fput's 6.9), dnls 3.1e9 (each stage is 4
+ * rep, median of 5, c5ba4d1): fput 2.52e11 chain-site steps/s (19.4 TFLOP/s at 77 flop,
+ * 58% of the measured FP64 peak), dnkg 2.45e11, toda 1.42e11 (the 2^(j/2048) table
+ * exponential: 10.5 FP64 instructions a bond-stage to fput's 6.9), dnls 3.1e9 (each stage is 4
  * passes over the state: FFT, phase, inverse FFT, rotation). An asynchronous collection
  * costs 0-0.8% of 100 fput steps, a synchronous one 6%. N = 64 .. 8192 (C = 2^23 / N):
  * fput 2.33 .. 2.71e11, no drop between neighbouring sizes beyond 1.09x. */
@@ -452,12 +452,14 @@ void mw_launch(const cu_state *st, long nsteps)
 }
 
 /* Sites per lane for N = 32 S W, W = 2 .. 16 warps per chain; 0: none. Measured on the
- * H100 (C = 2^23 / N, 100 steps): S = 16 is faster for fput/toda at N <= 4096 (16 warps
- * an SM at ~126 registers against 12 at 168; toda 6.7e10 vs 5.8e10), S = 32 for dnkg
- * and at N = 8192 (8 x 32 against 16 x 16: fput 2.57e11 vs 2.43e11). */
+ * H100 (C = 2^23 / N, 100 steps): S = 16 is faster for fput at N <= 4096 (16 warps an
+ * SM at ~126 registers against 12 at 168), S = 32 for dnkg and for fput at N = 8192 (8 x
+ * 32 against 16 x 16: 2.57e11 vs 2.43e11). toda (the 2^(j/2048) table) the other way
+ * round: S = 32 at N = 2048, 4096 (1.25e11 vs 1.16e11, 1.24e11 vs 1.08e11), S = 16 at
+ * 8192 (9.7e10 vs 9.0e10). */
 int mw_pick(int model, int N)
 {
-    int S = model != NLC_DNKG && N <= 4096 ? 16 : 32;
+    int S = model == NLC_DNKG ? 32 : model == NLC_TODA ? (N <= 4096 ? 32 : 16) : N <= 4096 ? 16 : 32;
     const char *e = getenv("SB_NLC_MW_S"); /* tuning override: 16 or 32 */
     if (e && (atoi(e) == 16 || atoi(e) == 32)) S = atoi(e);
     for (int t = 0; t < 2; t++, S = S == 32 ? 16 : 32) {
