@@ -77,10 +77,12 @@ NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
  * under 0.003 in x.
  * 2^m is added into the exponent field: the table stores the bits of 2^(j/2048) less
  * j << 41, so that adding k << 41 for k = 2048 m + j gives the bits of 2^m 2^(j/2048)
- * (on the device: the high word plus k << 9, one integer multiply-add, no shift). k is clamped to m in [-1022, 1023]: e -> a subnormal
- * (0 to within 1e-308) for x < -708, right; finite, saturated near DBL_MAX for x > 709
- * (exp overflows there; the energy check then fails). The CPU forms the same bits in
- * 64-bit arithmetic, so every backend returns the same e for every r.
+ * (on the device: the high word plus k << 9, one integer multiply-add, no shift). k is
+ * clamped to m in [-1022, 1023]: e -> a subnormal (0 to within 1e-308) for x < -708,
+ * right; finite, saturated near DBL_MAX for x > 709 (exp overflows there; the energy
+ * check then fails). The CPU forms the same bits in 64-bit arithmetic, so every backend
+ * returns the same e for every r with |x| < 7e5 (the device reads k from t's low 32
+ * bits; a bond that far out has an energy check that fails anyway).
  * The device reads the table from shared memory as two 32-bit halves (nlc_exp2_sh, 16
  * KiB, filled by each kernel that integrates toda): a warp's random j costs a few-way
  * bank conflict. A copy per lane of the old 128-entry table (conflict-free) was measured
