@@ -6,7 +6,7 @@
 set -u
 d=tools/dnls_callbacks o=${1:-/tmp/dnls_cb}
 mkdir -p "$o"
-NV="nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels"
+NV="nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Werror all-warnings"
 $NV -rdc=true -fatbin -gencode arch=compute_90,code=lto_90 -o "$o/lto.fatbin" $d/lto.cu || exit 1
 for jit in -lnvJitLink_static -lnvJitLink; do
   echo "== link: -lcufft_static -lculibos $jit"
