@@ -103,6 +103,9 @@ nlchains)
   [ -x build-avx512/scibench ] && run build-avx512/scibench "$res512" openmp_simd 1024 .copies-1024 --reps 3 --param copies=1024
   run $sb "$res" reference 1024 .copies-64 --reps 3 --param copies=64
   ;;
+dnls-callbacks) # nlchains dnls: cuFFT store callbacks against the four passes (built here: static cuFFT)
+  bash tools/dnls_callbacks/run.sh "$out/dnls_cb" | tee "$out/res/$machine/nlchains.dnls-callbacks.txt" || fail=1
+  ;;
 fullerene_ff)
   echo "== fullerene_ff: isomer counts vs OEIS A007894 (ff_enumerate, all cores)"
   FF_COUNTS_PREBUILT=1 bash tools/isomer_counts.sh "${FF_COUNT_NMAX:-100}" | tee "$res/fullerene_ff.isomer_counts.txt"
