@@ -288,7 +288,13 @@ static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklis
     return SB_OK;
 }
 
-/* ---- explicit quartet lists (validation samples) ----------------------------------- */
+/* ---- explicit quartet lists (MPI shares, validation samples) --------------------------- */
+/* In the order eri_worklist_build gives the same quartets: the bra is the pair placed later
+ * by eri_pair_order, and a segment's quartets go by the bra's place, then the ket's. The
+ * CUDA backend lays the primitive pairs out in that order, so a warp's consecutive kets
+ * read consecutive memory; sorted by pair index instead, an MPI rank's share ran at half
+ * the speed per quartet (taxol/cc-pVDZ on two H200s: no faster than one). */
+static const int *sort_pos; /* place of each pair in eri_pair_order */
 static int by_segment_key(const void *x, const void *y)
 {
     const eri_quartet *a = x, *b = y;
@@ -298,8 +304,8 @@ static int by_segment_key(const void *x, const void *y)
     if (ca != cb) return ca - cb;
     if (pa->npp != pb->npp) return pa->npp - pb->npp;
     if (qa->npp != qb->npp) return qa->npp - qb->npp;
-    if (a->P != b->P) return a->P - b->P;
-    return a->Q - b->Q;
+    if (a->P != b->P) return sort_pos[a->P] - sort_pos[b->P];
+    return sort_pos[a->Q] - sort_pos[b->Q];
 }
 
 int eri_worklist_from(const eri_basis *bs, const eri_pairs *ps, const eri_quartet *q, long nq,
@@ -308,19 +314,28 @@ int eri_worklist_from(const eri_basis *bs, const eri_pairs *ps, const eri_quarte
     memset(w, 0, sizeof *w);
     w->q = malloc(sizeof *w->q * (size_t)(nq ? nq : 1));
     w->seg = calloc((size_t)(nq ? nq : 1), sizeof *w->seg);
-    if (!w->q || !w->seg) {
+    int *order = eri_pair_order(ps), *pos = malloc(sizeof(int) * (size_t)(ps->npair ? ps->npair : 1));
+    if (!w->q || !w->seg || !order || !pos) {
+        free(order), free(pos);
         eri_worklist_free(w);
         return SB_EXIT_RUNTIME;
     }
+    for (long i = 0; i < ps->npair; i++) pos[order[i]] = (int)i;
+    free(order);
+    /* the later pair in eri_pair_order is the bra: its class is never the smaller one */
     for (long i = 0; i < nq; i++) {
         eri_quartet c = q[i];
-        const eri_pair *P = &ps->pair[c.P], *Q = &ps->pair[c.Q];
-        if (P->cls < Q->cls || (P->cls == Q->cls && c.P < c.Q)) c.P = q[i].Q, c.Q = q[i].P;
+        if (pos[c.P] < pos[c.Q]) c.P = q[i].Q, c.Q = q[i].P;
         w->q[i] = c;
     }
     w->nq = nq;
-    sort_ps = ps;
-    qsort(w->q, (size_t)nq, sizeof *w->q, by_segment_key);
+#pragma omp critical(eri_pair_order)
+    {
+        sort_ps = ps;
+        sort_pos = pos;
+        qsort(w->q, (size_t)nq, sizeof *w->q, by_segment_key);
+    }
+    free(pos);
     for (long i = 0; i < nq; i++) {
         const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
         int cls = eri_quartet_class(P->cls, Q->cls);
