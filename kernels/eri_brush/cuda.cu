@@ -65,6 +65,24 @@ __host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc
     return path == ERI_PATH_HGP ? la + lb >= 3 && lc + ld >= 3 : la + lb + lc + ld >= 5;
 }
 
+/* Four mid-size HGP classes run faster with fewer registers and more warps per SM: a
+ * register target R gives the launch bound a minimum of 65536 / (R x block) blocks per SM.
+ * Measured on the H100, taxol/cc-pVDZ (per class, ms, default -> R): (pp|ps) 128.1 -> 112.4
+ * (R = 128), (dp|ps) 109.3 -> 91.8 (168), (dd|ss) 17.9 -> 12.7 (128), (ds|ds) 13.7 -> 11.7
+ * (168). Every other class was as fast or slower at R = 128 and 168 (e.g. (dp|pp) 59.7 ->
+ * 140.6, (dp|ds) 39.4 -> 69.3: spills), and the small ones lose even when only given an
+ * explicit minimum of one block (ptxas then takes more registers: (ss|ss) 64 -> 72, 113 ->
+ * 122 ms), so they keep the plain launch bound. 0: no target. */
+__host__ __device__ constexpr int class_regs(int path, int la, int lb, int lc, int ld)
+{
+    return path != ERI_PATH_HGP                                 ? 0
+           : la == 1 && lb == 1 && lc == 1 && ld == 0           ? 128
+           : la == 2 && lb == 1 && lc == 1 && ld == 0           ? 168
+           : la == 2 && lb == 2 && lc == 0 && ld == 0           ? 128
+           : la == 2 && lb == 0 && lc == 2 && ld == 0           ? 168
+                                                                : 0;
+}
+
 /* What a thread needs of a shell pair, in one 16-byte load. */
 struct dev_pair {
     int bf0a, bf0b; /* first functions of shells a and b */
@@ -195,6 +213,15 @@ __global__ void __maxnreg__(255) eri_capped_kernel(const kargs a)
     class_body<CLS, PATH>(a);
 }
 
+template <int CLS, int PATH, int BLOCK = class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
+                                                     cls_code<CLS>::LD)>
+__global__ void __launch_bounds__(BLOCK, 65536 / (class_regs(PATH, cls_code<CLS>::LA, cls_code<CLS>::LB,
+                                                             cls_code<CLS>::LC, cls_code<CLS>::LD) * BLOCK))
+    eri_tuned_kernel(const kargs a)
+{
+    class_body<CLS, PATH>(a);
+}
+
 typedef void (*class_kernel_t)(const kargs);
 
 /* Only the variant a class uses is instantiated. */
@@ -204,6 +231,8 @@ class_kernel_t class_kernel()
     using C = cls_code<CLS>;
     if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD))
         return eri_capped_kernel<CLS, PATH>;
+    else if constexpr (class_regs(PATH, C::LA, C::LB, C::LC, C::LD) > 0)
+        return eri_tuned_kernel<CLS, PATH>;
     else
         return eri_class_kernel<CLS, PATH>;
 }
