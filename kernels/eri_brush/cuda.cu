@@ -65,22 +65,28 @@ __host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc
     return path == ERI_PATH_HGP ? la + lb >= 3 && lc + ld >= 3 : la + lb + lc + ld >= 5;
 }
 
-/* Four mid-size HGP classes run faster with fewer registers and more warps per SM: a
- * register target R gives the launch bound a minimum of 65536 / (R x block) blocks per SM.
- * Measured on the H100, taxol/cc-pVDZ (per class, ms, default -> R): (pp|ps) 128.1 -> 112.4
- * (R = 128), (dp|ps) 109.3 -> 91.8 (168), (dd|ss) 17.9 -> 12.7 (128), (ds|ds) 13.7 -> 11.7
- * (168). Every other class was as fast or slower at R = 128 and 168 (e.g. (dp|pp) 59.7 ->
- * 140.6, (dp|ds) 39.4 -> 69.3: spills), and the small ones lose even when only given an
- * explicit minimum of one block (ptxas then takes more registers: (ss|ss) 64 -> 72, 113 ->
- * 122 ms), so they keep the plain launch bound. 0: no target. */
+/* Nine HGP classes run faster with fewer registers and more warps per SM: a register
+ * target R gives the launch bound a minimum of 65536 / (R x block) blocks per SM. Measured
+ * on the H100, taxol/cc-pVDZ, per class (ms, default -> R; tried: R = 128 and 168 for every
+ * class with L >= 3 below the capped ones, 64 for (ps|ss), 80 for (ds|ps), both for (ps|ps),
+ * (pp|ss), (ds|ss), (dp|ss)):
+ *   (ps|ss) 212.5 -> 183.8 (64)   (pp|ss) 81.1 -> 65.5 (64)    (ds|ss) 59.0 -> 50.3 (64)
+ *   (ps|ps) 107.0 -> 100.1 (80)   (dp|ss) 55.5 -> 48.9 (80)
+ *   (pp|ps) 128.1 -> 112.4 (128)  (dd|ss) 17.9 -> 12.7 (128)
+ *   (dp|ps) 109.3 -> 91.8 (168)   (ds|ds) 13.7 -> 11.7 (168)
+ * The others were as fast or slower under the targets tried (e.g. (ds|ps) 69.8 -> 96.4 at
+ * 80, (dp|pp) 59.7 -> 140.6 at 168: spills). A class without a target keeps the plain
+ * launch bound: even an explicit minimum of one block makes ptxas take more registers
+ * ((ss|ss) 64 -> 72, 113 -> 122 ms). 0: no target. */
 __host__ __device__ constexpr int class_regs(int path, int la, int lb, int lc, int ld)
 {
-    return path != ERI_PATH_HGP                                 ? 0
-           : la == 1 && lb == 1 && lc == 1 && ld == 0           ? 128
-           : la == 2 && lb == 1 && lc == 1 && ld == 0           ? 168
-           : la == 2 && lb == 2 && lc == 0 && ld == 0           ? 128
-           : la == 2 && lb == 0 && lc == 2 && ld == 0           ? 168
-                                                                : 0;
+    if (path != ERI_PATH_HGP) return 0;
+    const int key = la * 1000 + lb * 100 + lc * 10 + ld;
+    return key == 1000 || key == 1100 || key == 2000 ? 64
+           : key == 1010 || key == 2100              ? 80
+           : key == 1110 || key == 2200              ? 128
+           : key == 2110 || key == 2020              ? 168
+                                                     : 0;
 }
 
 /* What a thread needs of a shell pair, in one 16-byte load. */
