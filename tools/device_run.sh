@@ -82,13 +82,12 @@ nlchains)
     tag=; [ $model = fput ] || tag=.model-$model
     run $sb "$res" cuda 1024 "$tag" --reps 5 --param model=$model
   done
-  echo "== nlchains cuda fput: throughput vs N at ~8.4M sites (C = 2^23 / N)"
-  for N in 64 128 256 512 2048 4096 8192; do
-    run $sb "$res" cuda $N .copies-$((8388608 / N)) --reps 3 --param copies=$((8388608 / N))
-  done
-  echo "== nlchains cuda toda: throughput vs N at ~8.4M sites (C = 2^23 / N)"
-  for N in 64 128 256 512 2048 4096 8192; do
-    run $sb "$res" cuda $N .copies-$((8388608 / N)).model-toda --reps 3 --param copies=$((8388608 / N)) --param model=toda
+  for model in fput toda; do
+    echo "== nlchains cuda $model: throughput vs N at ~8.4M sites (C = 2^23 / N)"
+    tag=; [ $model = fput ] || tag=.model-$model
+    for N in 64 128 256 512 2048 4096 8192; do
+      run $sb "$res" cuda $N .copies-$((8388608 / N))$tag --reps 3 --param copies=$((8388608 / N)) --param model=$model
+    done
   done
   echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
   run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0

@@ -68,6 +68,10 @@ int main(int argc, char **argv)
     }
     const int N = atoi(argv[1]);
     const long C = atol(argv[2]), n = (long)N * C;
+    if (N < 2 || C < 1 || n > (1L << 28)) {
+        fprintf(stderr, "bench: N = %s, C = %s: need N >= 2, C >= 1 and N C <= 2^28\n", argv[1], argv[2]);
+        return 2;
+    }
     const int stages = 700, grid = 132 * 8;
     const double beta = 1.0, t = 0.05;
     std::vector<cufftDoubleComplex> h(n), hp(N);
