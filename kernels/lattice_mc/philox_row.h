@@ -2,9 +2,13 @@
  *
  * Why not just Random123 inside the `omp simd` loop: GCC vectorises its
  * 32x32->64-bit multiply with cross-lane shuffles (~200 per 8 draws), which made
- * the random numbers 2/3 of the CPU kernel's time. Here each multiply is two
- * vpmuludq on the even and odd 32-bit lanes, with no shuffles. The constants and
- * the round structure are Random123's (its macros are used), and the output is
+ * the random numbers 2/3 of the CPU kernel's time. Here the four state words of
+ * each site live in the low halves of 64-bit lanes, even sites in one vector and
+ * odd sites in another. Then a round is, per word pair, one vpmuludq (which reads
+ * only the low halves, so the high halves may hold garbage), one shift for the
+ * high word and one three-way xor; the low word is the product itself. Even and
+ * odd lanes are merged once, after the 10 rounds. The constants and the round
+ * structure are Random123's (its macros are used), and the output is
  * bit-identical to philox4x32() - checked for every word by tests/test_lattice_mc.c
  * and, through the oracle validation, on every run. Without AVX2 it falls back
  * to Random123 itself. */
@@ -16,7 +20,7 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-#define LMC_PV 16
+#define LMC_PV 16 /* sites per step: two vectors of 8 64-bit lanes */
 #define LMC_MUL_EPU32(a, b) ((lmc_u64v)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
 #define LMC_ODD_FROM(a, b) ((lmc_u32v)_mm512_mask_blend_epi32(0xAAAA, (__m512i)(a), (__m512i)(b)))
 #elif defined(__AVX2__)
@@ -30,15 +34,19 @@
 typedef uint32_t lmc_u32v __attribute__((vector_size(4 * LMC_PV)));
 typedef uint64_t lmc_u64v __attribute__((vector_size(4 * LMC_PV)));
 
-/* hi and lo words of m * a in every 32-bit lane; m is broadcast. */
-static inline __attribute__((always_inline)) void lmc_mulhilo_v(lmc_u32v a, lmc_u32v m, lmc_u32v *hi,
-                                                                lmc_u32v *lo)
+/* Ten Philox rounds on LMC_PV/2 sites whose words are the low halves of the lanes. */
+static inline __attribute__((always_inline)) void lmc_philox_rounds(lmc_u64v *x, uint64_t seed)
 {
-    lmc_u64v pe = LMC_MUL_EPU32(a, m);                   /* products of the even lanes */
-    lmc_u64v po = LMC_MUL_EPU32((lmc_u64v)a >> 32, m);   /* ... and of the odd lanes */
-    /* even 32-bit lanes from the even products, odd lanes from the odd ones */
-    *hi = LMC_ODD_FROM(pe >> 32, po);
-    *lo = LMC_ODD_FROM(pe, po << 32);
+    const lmc_u64v m0 = (lmc_u64v){0} + PHILOX_M4x32_0, m1 = (lmc_u64v){0} + PHILOX_M4x32_1;
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    for (int round = 0; round < 10; round++) {
+        if (round) k0 += PHILOX_W32_0, k1 += PHILOX_W32_1;
+        lmc_u64v p0 = LMC_MUL_EPU32(x[0], m0), p1 = LMC_MUL_EPU32(x[2], m1);
+        x[0] = (p1 >> 32) ^ x[1] ^ (uint64_t)k0;
+        x[2] = (p0 >> 32) ^ x[3] ^ (uint64_t)k1;
+        x[1] = p1;
+        x[3] = p0;
+    }
 }
 #endif
 
@@ -48,26 +56,19 @@ static inline void lmc_philox_row(uint64_t seed, uint32_t site0, uint32_t stride
 {
     int i = 0;
 #ifdef LMC_PV
-    lmc_u32v lane;
-    for (int l = 0; l < LMC_PV; l++) lane[l] = (uint32_t)l * stride;
-    const lmc_u32v m0 = (lmc_u32v){0} + PHILOX_M4x32_0, m1 = (lmc_u32v){0} + PHILOX_M4x32_1;
+    lmc_u64v lane; /* site offsets of the even lanes */
+    for (int l = 0; l < LMC_PV / 2; l++) lane[l] = (uint64_t)(2u * (uint32_t)l * stride);
     for (; i + LMC_PV <= n; i += LMC_PV) {
-        lmc_u32v x0 = lane + (site0 + (uint32_t)i * stride), x1 = (lmc_u32v){0} + c1;
-        lmc_u32v x2 = (lmc_u32v){0} + c2, x3 = (lmc_u32v){0} + c3;
-        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-        for (int round = 0; round < 10; round++) {
-            if (round) k0 += PHILOX_W32_0, k1 += PHILOX_W32_1;
-            lmc_u32v h0, l0, h1, l1;
-            lmc_mulhilo_v(x0, m0, &h0, &l0);
-            lmc_mulhilo_v(x2, m1, &h1, &l1);
-            x0 = h1 ^ x1 ^ k0;
-            x1 = l1;
-            x2 = h0 ^ x3 ^ k1;
-            x3 = l0;
+        uint32_t first = site0 + (uint32_t)i * stride;
+        lmc_u64v ev[4] = {lane + first, (lmc_u64v){0} + c1, (lmc_u64v){0} + c2, (lmc_u64v){0} + c3};
+        lmc_u64v od[4] = {lane + (uint32_t)(first + stride), ev[1], ev[2], ev[3]};
+        lmc_philox_rounds(ev, seed);
+        lmc_philox_rounds(od, seed);
+        uint32_t *out[3] = {r0, r1, r2};
+        for (int w = 0; w < 3; w++) {
+            lmc_u32v v = LMC_ODD_FROM(ev[w], od[w] << 32);
+            __builtin_memcpy(out[w] + i, &v, sizeof v); /* whole-vector stores */
         }
-        __builtin_memcpy(r0 + i, &x0, sizeof x0); /* whole-vector stores, not lane by lane */
-        __builtin_memcpy(r1 + i, &x1, sizeof x1);
-        __builtin_memcpy(r2 + i, &x2, sizeof x2);
     }
 #endif
     philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
