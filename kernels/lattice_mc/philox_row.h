@@ -11,12 +11,12 @@
  * structure are Random123's (its macros are used), and the output is
  * bit-identical to philox4x32() - checked for every word by tests/test_lattice_mc.c
  * and, through the oracle validation, on every run. Without AVX2 it falls back
- * to Random123 itself. */
+ * to lmc_random itself. */
 #ifndef LATTICE_MC_PHILOX_ROW_H
 #define LATTICE_MC_PHILOX_ROW_H
 
 #include <stdint.h>
-#include <Random123/philox.h>
+#include "lattice_mc/physics.h" /* lmc_random: the same draw, one site at a time */
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -71,10 +71,8 @@ static inline void lmc_philox_row(uint64_t seed, uint32_t site0, uint32_t stride
         }
     }
 #endif
-    philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
     for (; i < n; i++) {
-        philox4x32_ctr_t c = {{site0 + (uint32_t)i * stride, c1, c2, c3}};
-        philox4x32_ctr_t r = philox4x32(c, key);
+        philox4x32_ctr_t r = lmc_random(seed, site0 + (uint32_t)i * stride, c1, c2, c3);
         r0[i] = r.v[0], r1[i] = r.v[1], r2[i] = r.v[2];
     }
 }
