@@ -87,6 +87,13 @@ $(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/
 $(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): $(ERI_GEN)
 $(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: $(ERI_GEN)
 
+# dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
+DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
+$(DFR_DHF): kernels/dfratom_scf/data/pyscf_dhf.tsv
+	@mkdir -p $(@D)
+	awk -F'\t' '!/^#/ && NF >= 10 {printf "{\"%s\", %s, %s, %s, %s, %s, {%s, %s, %s}, %s},\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8, $$9, $$10}' $< > $@
+$(BUILD)/obj/kernels/dfratom_scf/validate.o: $(DFR_DHF)
+
 # libint2 reference generator and comparison benchmark: built only where libint2 is installed;
 # linked statically so the GPU machine (no Debian libraries) can run it.
 LIBINT2_OK := $(wildcard /usr/include/libint2.hpp)

@@ -113,6 +113,20 @@ expect_usage "beta" run $D --param beta=0.5
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend reference
+# dfratom_scf: a run in a basis that PySCF solved (data/pyscf_dhf.tsv) is checked against it and
+# passes; the same atom in another basis (beta) has no reference and gets no such check.
+dhf=$("$SB" validate $D --size 16 --param atom=Be --backend openmp_simd --quiet 2>&1)
+if printf '%s\n' "$dhf" | grep -qE "^  dirac_fock_same_basis_pyscf .* PASS " && printf '%s' "$dhf" | grep -q "VALIDATION PASSED"; then
+    ok
+else
+    bad "dfratom_scf Be K=16: no passing dirac_fock_same_basis_pyscf check: $dhf"
+fi
+dhf=$("$SB" validate $D --size 16 --param atom=Be --param beta=2.5 --backend openmp_simd --quiet 2>&1)
+if printf '%s' "$dhf" | grep -q "VALIDATION PASSED" && ! printf '%s' "$dhf" | grep -q dirac_fock_same_basis_pyscf; then
+    ok
+else
+    bad "dfratom_scf Be K=16 beta=2.5: matched a PySCF row of another basis, or failed: $dhf"
+fi
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
 piped=$("$SB" run $F --size 70 --param isomers=64 --param pipeline=16 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")

@@ -1,5 +1,6 @@
 /* dfratom_scf: validation. External truth (exact Dirac one-electron energies, numerical
- * Hartree-Fock and Dirac-Fock tables in data/REFERENCES.md), the scalar reference as oracle,
+ * Hartree-Fock limits in data/REFERENCES.md, PySCF's Dirac-Hartree-Fock energies in the same
+ * basis in data/pyscf_dhf.tsv), the scalar reference as oracle,
  * and invariants (no variational collapse, convergence, j-degeneracy in the
  * nonrelativistic limit). */
 #include <math.h>
@@ -61,8 +62,54 @@ static void check_hydrogenic(const dfr_case *d, sb_validation *v)
     }
 }
 
+/* Dirac-Hartree-Fock energies from PySCF in exactly the case's basis (data/pyscf_dhf.tsv,
+ * written by tools/dfr_pyscf.py; the build turns it into this table). */
+typedef struct {
+    const char *sym;
+    int Z, A, K;
+    double alpha, beta;
+    int n[3]; /* p, d, f functions; 0 where the atom has no such shell */
+    double e;
+} dhf_row;
+static const dhf_row dhf_pyscf[] = {
+#include "dfratom_scf/pyscf_dhf.h"
+};
+
+/* The row computed in the case's own basis and Hamiltonian: PySCF's run used c = 137.03599976,
+ * the Visscher-Dyall Gaussian nucleus of mass A, the well-tempered exponents with gamma = 0 and
+ * K, np, nd, nf as tabulated, the neutral atom */
+static const dhf_row *dhf_same_basis(const dfr_case *d)
+{
+    const dfr_wtbs *w = &d->w;
+    if (d->o.ham != DFR_DIRAC || d->o.nucleus != DFR_NUC_GAUSS || d->o.c != 137.03599976 || d->atom.charge ||
+        w->gamma != 0.0)
+        return NULL;
+    for (size_t i = 0; i < sizeof dhf_pyscf / sizeof *dhf_pyscf; ++i) {
+        const dhf_row *t = &dhf_pyscf[i];
+        int same = t->Z == d->atom.Z && t->A == d->atom.mass && t->K == w->K && t->alpha == w->alpha &&
+                   fabs(t->beta - w->beta) <= 1e-14 * t->beta;
+        for (int l = 1; l <= 3; ++l) /* the shells the atom uses: symmetry 2l-1 is l's first */
+            if (d->y.ns > 2 * l - 1) same = same && t->n[l - 1] == w->n[l];
+        if (same) return t;
+    }
+    return NULL;
+}
+
+static void check_pyscf_dhf(sb_case *c, const dfr_case *d, sb_validation *v, double energy)
+{
+    const dhf_row *t = dhf_same_basis(d);
+    if (!t) return;
+    sb_counter_set(&c->counters, "pyscf_dhf_deviation", energy - t->e, "Eh");
+    /* Both SCFs stop at |dE| < 1e-10 Eh or tighter and the energy is quadratic in the density
+     * error; 1e-10 relative leaves room for integral round-off in a nearly singular metric */
+    sb_check_add(v, "dirac_fock_same_basis_pyscf", energy, t->e, 1e-10, SB_TOL_REL, "Eh",
+                 "PySCF DHF (libcint spinor integrals, Dirac-Coulomb) in the same basis, nucleus and c: "
+                 "data/pyscf_dhf.tsv by tools/dfr_pyscf.py");
+}
+
 static void check_tables(sb_case *c, const dfr_case *d, sb_validation *v)
 {
+    check_pyscf_dhf(c, d, v, d->r.energy);
     const dfr_result *r = &d->r;
     if (d->o.ham == DFR_SCHRODINGER && d->o.nucleus == DFR_NUC_POINT && d->atom.charge == 0) {
         const table_row *t = find(hf_limit, sizeof hf_limit / sizeof *hf_limit, d->atom.symbol);
@@ -157,9 +204,10 @@ static void check_invariants(const dfr_case *d, sb_validation *v)
     }
 }
 
-static void check_bsopt(const dfr_case *d, sb_validation *v)
+static void check_bsopt(sb_case *c, const dfr_case *d, sb_validation *v)
 {
     const dfr_bsopt_result *b = &d->bs;
+    check_pyscf_dhf(c, d, v, b->e0); /* the start is the case's basis */
     sb_check_add(v, "bsopt_energy_not_above_start", b->energy, b->e0, 0.0, SB_TOL_MAX, "Eh",
                  "NEWUOA keeps the best point: E(optimum) <= E(start basis)");
     sb_check_add(v, "bsopt_optimum_reproduces", b->energy_rerun, b->energy, 1e-10, SB_TOL_REL, "Eh",
@@ -177,9 +225,11 @@ static void check_bsopt(const dfr_case *d, sb_validation *v)
 /* A batch: every candidate converged without collapse, and the first batch_check candidates
  * computed again by the other engine (batched: stored integrals and one contraction per
  * iteration; sequential: the direct SCF) agree */
-static void check_batch(dfr_case *d, sb_validation *v, sb_counters *cs)
+static void check_batch(sb_case *c, dfr_case *d, sb_validation *v)
 {
     const dfr_batch_out *o = &d->bo;
+    sb_counters *cs = &c->counters;
+    check_pyscf_dhf(c, d, v, o->energy[0]); /* candidate 0 is the case's basis */
     int conv = 0, bad = 0;
     for (int j = 0; j < d->batch; ++j) conv += isfinite(o->energy[j]), bad += o->bad_spectrum[j];
     sb_check_add(v, "batch_converged", conv, d->batch, 0.0, SB_TOL_ABS, "1",
@@ -218,9 +268,9 @@ static void check_batch(dfr_case *d, sb_validation *v, sb_counters *cs)
 int dfr_validate(sb_case *c, sb_validation *v)
 {
     dfr_case *d = c->state;
-    if (d->job == DFR_JOB_BATCH) check_batch(d, v, &c->counters);
+    if (d->job == DFR_JOB_BATCH) check_batch(c, d, v);
     if (d->job == DFR_JOB_BSOPT) {
-        check_bsopt(d, v);
+        check_bsopt(c, d, v);
         check_invariants(d, v);
     }
     if (d->job == DFR_JOB_SCF) {
