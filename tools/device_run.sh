@@ -125,9 +125,10 @@ dfratom_scf)
   DFR cuda 30 .job-fock --reps 5 --param job=fock
   DFR openmp_simd 30 .job-fock --reps 3 --param job=fock
   DFR reference 30 .job-fock --reps 1 --warmup 0 --param job=fock --param oracle=0
-  echo "== dfratom_scf: converged SCF, cuda: Xe and Rn (K=30); openmp_simd: Xe"
+  echo "== dfratom_scf: converged SCF, cuda: Xe, Rn and Kr (K=30); openmp_simd: Xe"
   DFR cuda 30 "" --reps 3
   DFR cuda 30 .atom-Rn --reps 2 --param atom=Rn
+  DFR cuda 30 .atom-Kr --reps 3 --param atom=Kr
   DFR openmp_simd 30 "" --reps 1 --warmup 0
   echo "== dfratom_scf: the eigensolver on cuda, cuSOLVER against LAPACKE dsygvd on the host (the default)"
   DFR cuda 30 .eigensolver-cusolver --reps 3 --param eigensolver=cusolver
