@@ -3,7 +3,8 @@
  * bra-ket swap symmetry on classes whose bra and ket pair classes match; the spherical
  * transform gives orthonormal harmonic d functions in libint2's order and signs, and is
  * applied index by index like an explicit 4-index transform; the flop model and path
- * choice in classinfo.c follow the generated table.
+ * choice in classinfo.c follow the generated table; the lane-vector twins (eri_hgpv_*,
+ * eri_boysv) give each lane bit for bit what the scalar code gives for that lane's input.
  *
  * Primitive pairs are built here from eri.h's definition, not by pairs.c. */
 #include <setjmp.h>
@@ -20,18 +21,22 @@
 #include "eri_brush/boys.h"
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
+#include "eri_brush/eri_gen_vec.h"
 #include "test_util.h"
 
 typedef void (*quartet_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
                            const double *, const double *, double *ERI_RESTRICT);
 typedef void (*sph_fn)(const double *ERI_RESTRICT, double *ERI_RESTRICT);
+typedef void (*lanes_fn)(const eri_primv *, int, const eri_primv *, int, const eri_v *,
+                         const eri_v *, const double *, eri_v *ERI_RESTRICT);
 typedef struct {
     int cls, l[4];
     quartet_fn hgp, md;
     sph_fn sph;
+    lanes_fn hgpv;
 } gen_class;
 
-#define ROW(cls, a, b, c, d) {cls, {a, b, c, d}, eri_hgp_##a##b##c##d, eri_md_##a##b##c##d, eri_sph_##a##b##c##d},
+#define ROW(cls, a, b, c, d) {cls, {a, b, c, d}, eri_hgp_##a##b##c##d, eri_md_##a##b##c##d, eri_sph_##a##b##c##d, eri_hgpv_##a##b##c##d},
 static const gen_class classes[] = {ERI_GEN_CLASSES(ROW)};
 #undef ROW
 #define NCLS ((int)(sizeof classes / sizeof classes[0]))
@@ -51,14 +56,17 @@ typedef struct {
     double a[3], c[3];
 } shell;
 
-static shell random_shell(const double *near)
+/* n primitives, or 1-3 at random for n = 0 */
+static shell random_shell_n(const double *near, int n)
 {
     shell s;
     for (int i = 0; i < 3; i++) s.O[i] = near[i] + urand(-1.5, 1.5);
-    s.n = 1 + (int)urand(0.0, 3.0);
+    s.n = n ? n : 1 + (int)urand(0.0, 3.0);
     for (int k = 0; k < s.n; k++) s.a[k] = exp(urand(log(0.15), log(8.0))), s.c[k] = urand(0.2, 1.2);
     return s;
 }
+
+static shell random_shell(const double *near) { return random_shell_n(near, 0); }
 
 /* eri.h: p = a + b, P = (aA + bB)/p, K = c_a c_b exp(-ab/p |A-B|^2) sqrt(2) pi^(5/4) / p */
 static int make_pair(const shell *A, const shell *B, eri_prim *pp, double AB[3])
@@ -164,6 +172,78 @@ static void ssss_closed_form(void **state)
     const double p = 1.4, want = 2.0 * pow(ERI_TEST_PI, 2.5) / (p * p * sqrt(2.0 * p)) * pow(0.9, 4);
     assert_true(fabs(h[0] - want) <= 1e-14 * want);
     assert_true(fabs(m[0] - want) <= 1e-14 * want);
+}
+
+/* eri_boysv against eri_boys, lane by lane and bit for bit, across both branches (lanes
+ * mixed) and the branch point itself. */
+static void boys_lanes_exact(void **state)
+{
+    (void)state;
+    const double *tab = eri_boys_table();
+    for (int mmax = 0; mmax <= ERI_BOYS_MMAX; mmax++)
+        for (int trial = 0; trial < 400; trial++) {
+            eri_v T = ERI_V_ZERO;
+            for (int l = 0; l < ERI_W; l++) T[l] = urand(0.0, 60.0);
+            if (trial == 0) T[0] = 0.0, T[ERI_W - 1] = ERI_BOYS_TMAX;
+            if (trial == 1) T[ERI_W - 1] = nextafter(ERI_BOYS_TMAX, 0.0);
+            eri_v F[ERI_BOYS_MMAX + 1];
+            eri_boysv(tab, mmax, T, F);
+            for (int l = 0; l < ERI_W; l++) {
+                double f[ERI_BOYS_MMAX + 1];
+                eri_boys(tab, mmax, T[l], f);
+                for (int m = 0; m <= mmax; m++) {
+                    const double g = F[m][l];
+                    assert_memory_equal(&g, &f[m], sizeof g);
+                }
+            }
+        }
+}
+
+/* Every class: ERI_W random quartets with one contraction pattern (as in a segment), one
+ * lane far from the others so that its Boys arguments take the asymptotic branch; each
+ * lane's block equals eri_hgp_* on that lane's quartet bit for bit. */
+static void hgp_lanes_exact(void **state)
+{
+    (void)state;
+    const double *tab = eri_boys_table();
+    static const double origin[3] = {0.0, 0.0, 0.0}, far[3] = {9.0, -7.0, 8.0};
+    for (int c = 0; c < NCLS; c++) {
+        const gen_class *g = &classes[c];
+        const int n = blk_size(g->l);
+        for (int trial = 0; trial < 3; trial++) {
+            int np[4];
+            for (int k = 0; k < 4; k++) np[k] = 1 + (int)urand(0.0, 3.0);
+            quartet_in q[ERI_W];
+            eri_primv bra[9], ket[9];
+            eri_v AB[3] = {ERI_V_ZERO, ERI_V_ZERO, ERI_V_ZERO}, CD[3] = {ERI_V_ZERO, ERI_V_ZERO, ERI_V_ZERO};
+            eri_v out[MAXBLK];
+            for (int l = 0; l < ERI_W; l++) {
+                shell s[4];
+                for (int k = 0; k < 4; k++) s[k] = random_shell_n(k >= 2 && l == 1 ? far : origin, np[k]);
+                q[l].nb = make_pair(&s[0], &s[1], q[l].bra, q[l].AB);
+                q[l].nk = make_pair(&s[2], &s[3], q[l].ket, q[l].CD);
+                for (int x = 0; x < 3; x++) AB[x][l] = q[l].AB[x], CD[x][l] = q[l].CD[x];
+            }
+            const eri_prim *src[ERI_W];
+            for (int j = 0; j < q[0].nb; j++) {
+                for (int l = 0; l < ERI_W; l++) src[l] = &q[l].bra[j];
+                eri_primv_gather(&bra[j], src);
+            }
+            for (int j = 0; j < q[0].nk; j++) {
+                for (int l = 0; l < ERI_W; l++) src[l] = &q[l].ket[j];
+                eri_primv_gather(&ket[j], src);
+            }
+            g->hgpv(bra, q[0].nb, ket, q[0].nk, AB, CD, tab, out);
+            for (int l = 0; l < ERI_W; l++) {
+                double want[MAXBLK], got[MAXBLK];
+                g->hgp(q[l].bra, q[l].nb, q[l].ket, q[l].nk, q[l].AB, q[l].CD, tab, want);
+                for (int i = 0; i < n; i++) got[i] = out[i][l];
+                assert_true(max_abs(want, n) > 0.0);
+                assert_memory_equal(got, want, sizeof(double) * (size_t)n);
+            }
+        }
+    }
+    printf("eri_hgpv_* (%d lanes) equal eri_hgp_* bit for bit on %d classes\n", ERI_W, NCLS);
 }
 
 static long dfact(int n) { return n <= 1 ? 1 : n * dfact(n - 2); }
@@ -301,6 +381,7 @@ int main(void)
         cmocka_unit_test(hgp_equals_md),    cmocka_unit_test(bra_ket_swap),
         cmocka_unit_test(ssss_closed_form), cmocka_unit_test(sph_d_orthonormal),
         cmocka_unit_test(sph_all_classes),  cmocka_unit_test(flop_model),
+        cmocka_unit_test(boys_lanes_exact), cmocka_unit_test(hgp_lanes_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

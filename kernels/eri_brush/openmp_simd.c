@@ -13,7 +13,12 @@
  *
  * Each class gets its own chunk loop with the generated function inlined, so the loop
  * body is straight-line code of fixed shape; nb and nk are the same for every quartet of
- * a segment.
+ * a segment. HGP segments run ERI_W quartets at a time, one per SIMD lane (lanes.h): their
+ * primitive pairs are copied lane-interleaved, eri_hgpv_* computes the ERI_W Cartesian
+ * blocks, and each lane's block then goes through the scalar spherical transform and
+ * digest in quartet order, so M is the sum of the same terms in the same order as one
+ * quartet at a time (the lanes are bit-identical to eri_hgp_*). A chunk whose length is not
+ * a multiple of ERI_W repeats its last quartet in the spare lanes and drops their blocks.
  *
  * Per-class times without barriers: each thread adds the time of its own chunks to its row
  * of per-segment thread-seconds, and segment k is given the share of the loop's wall time
@@ -29,6 +34,8 @@
 #include "eri_brush/dispatch.h"
 #include "eri_brush/eri.h"
 #include "eri_brush/eri_gen_code.h"
+#include "eri_brush/eri_gen_vec.h"
+#include "eri_brush/lanes.h"
 #include "sb.h"
 #include "sb_omp.h"
 
@@ -40,6 +47,12 @@ typedef struct {
     long q0, q1;
 } omp_chunk;
 
+/* a thread's lane scratch: interleaved primitive pairs of ERI_W bras and kets, the blocks */
+typedef struct {
+    eri_primv *bra, *ket; /* maxpp each */
+    eri_v out[OMP_MAXBLK];
+} omp_lanes;
+
 typedef struct {
     int nt;
     long nchunk;
@@ -48,6 +61,8 @@ typedef struct {
     size_t nbf2;
     double **Mt;     /* per thread, own 64-byte aligned allocation: no shared lines */
     double **scr;    /* per thread: Cartesian and spherical block */
+    omp_lanes **ln;  /* per thread */
+    int maxpp;       /* most primitive pairs of any shell pair */
     double *tseg;    /* nt rows of tstride: thread-seconds per segment */
     size_t tstride;  /* nseg rounded up to whole 64-byte lines */
 } omp_state;
@@ -55,6 +70,39 @@ typedef struct {
 typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
                            const double *, const double *, double *ERI_RESTRICT);
 typedef void (*omp_sph_fn)(const double *, double *);
+typedef void (*omp_genv_fn)(const eri_primv *, int, const eri_primv *, int, const eri_v *,
+                            const eri_v *, const double *, eri_v *ERI_RESTRICT);
+
+/* Whether quartet i's block goes through the spherical transform. */
+static inline int omp_pure(const eri_batch *b, long i, int has_d)
+{
+    const eri_pair *P = &b->ps->pair[b->w->q[i].P], *Q = &b->ps->pair[b->w->q[i].Q];
+    const eri_shell *sh = b->bas->sh;
+    return has_d && (sh[P->a].pure | sh[P->b].pure | sh[Q->a].pure | sh[Q->b].pure);
+}
+
+/* Quartet i's Cartesian block is in cart (or, store mode without a transform, already in
+ * place): transform it where pure, then store it or digest it into M. */
+static inline __attribute__((always_inline)) void
+omp_finish(const eri_batch *b, long i, double *M, double *cart, double *sph, omp_sph_fn tosph,
+           int has_d)
+{
+    const eri_basis *bas = b->bas;
+    const eri_worklist *w = b->w;
+    const eri_pair *P = &b->ps->pair[w->q[i].P], *Q = &b->ps->pair[w->q[i].Q];
+    const eri_shell *A = &bas->sh[P->a], *B = &bas->sh[P->b];
+    const eri_shell *C = &bas->sh[Q->a], *D = &bas->sh[Q->b];
+    const int store = b->mode == ERI_MODE_STORE;
+    double *blk = cart;
+    if (omp_pure(b, i, has_d)) {
+        blk = store ? b->store + w->store_off[i] : sph;
+        tosph(cart, blk);
+    }
+    if (!store)
+        eri_digest_block(blk, A->nbf, B->nbf, C->nbf, D->nbf, A->bf0, B->bf0, C->bf0, D->bf0,
+                         P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0,
+                         w->q[i].P != w->q[i].Q, b->D, bas->nbf, M);
+}
 
 /* One chunk of one segment of class (la lb|lc ld). The class is a literal at every call
  * site (see OMP_CLASS below), so gen/sph inline and the block sizes are constants. */
@@ -62,50 +110,88 @@ static inline __attribute__((always_inline)) void
 omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
                  double *cart, double *sph, omp_gen_fn gen, omp_sph_fn tosph, int has_d)
 {
-    const eri_basis *bas = b->bas;
     const eri_pairs *ps = b->ps;
     const eri_worklist *w = b->w;
     const int nb = sg->nb, nk = sg->nk, store = b->mode == ERI_MODE_STORE;
     for (long i = q0; i < q1; i++) {
         const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
-        const eri_shell *A = &bas->sh[P->a], *B = &bas->sh[P->b];
-        const eri_shell *C = &bas->sh[Q->a], *D = &bas->sh[Q->b];
-        const int pure = has_d && (A->pure | B->pure | C->pure | D->pure);
-        double *dst = store ? b->store + w->store_off[i] : NULL;
-        double *blk = store && !pure ? dst : cart;
+        double *blk = store && !omp_pure(b, i, has_d) ? b->store + w->store_off[i] : cart;
         gen(ps->prim + P->pp0, nb, ps->prim + Q->pp0, nk, P->AB, Q->AB, b->boys, blk);
-        if (pure) {
-            blk = store ? dst : sph;
-            tosph(cart, blk);
+        omp_finish(b, i, M, cart, sph, tosph, has_d);
+    }
+}
+
+/* The same over ERI_W quartets at a time (HGP). lane: the Cartesian block of lane l sits at
+ * ((double *)ln->out)[n * ERI_W + l]; nblk its size, a constant at every call site. */
+static inline __attribute__((always_inline)) void
+omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
+              double *cart, double *sph, omp_lanes *ln, omp_genv_fn gen, omp_sph_fn tosph,
+              int has_d, int nblk)
+{
+    const eri_pairs *ps = b->ps;
+    const eri_worklist *w = b->w;
+    const int nb = sg->nb, nk = sg->nk;
+    for (long i0 = q0; i0 < q1; i0 += ERI_W) {
+        const eri_pair *P[ERI_W], *Q[ERI_W];
+        for (int l = 0; l < ERI_W; l++) {
+            const long i = i0 + l < q1 ? i0 + l : q1 - 1;
+            P[l] = &ps->pair[w->q[i].P];
+            Q[l] = &ps->pair[w->q[i].Q];
         }
-        if (!store)
-            eri_digest_block(blk, A->nbf, B->nbf, C->nbf, D->nbf, A->bf0, B->bf0, C->bf0, D->bf0,
-                             P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0,
-                             w->q[i].P != w->q[i].Q, b->D, bas->nbf, M);
+        const eri_prim *src[ERI_W];
+        for (int j = 0; j < nb; j++) {
+            for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + P[l]->pp0 + j;
+            eri_primv_gather(ln->bra + j, src);
+        }
+        for (int j = 0; j < nk; j++) {
+            for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + Q[l]->pp0 + j;
+            eri_primv_gather(ln->ket + j, src);
+        }
+        eri_v AB[3], CD[3];
+        for (int c = 0; c < 3; c++) {
+#define OMP_AB(l) P[l]->AB[c]
+#define OMP_CD(l) Q[l]->AB[c]
+            AB[c] = ERI_VBUILD(OMP_AB);
+            CD[c] = ERI_VBUILD(OMP_CD);
+#undef OMP_AB
+#undef OMP_CD
+        }
+        gen(ln->bra, nb, ln->ket, nk, AB, CD, b->boys, ln->out);
+        const double *lanes = (const double *)ln->out;
+        for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
+            const long i = i0 + l;
+            double *blk = b->mode == ERI_MODE_STORE && !omp_pure(b, i, has_d)
+                              ? b->store + w->store_off[i] : cart;
+            for (int n = 0; n < nblk; n++) blk[n] = lanes[(size_t)n * ERI_W + l];
+            omp_finish(b, i, M, cart, sph, tosph, has_d);
+        }
     }
 }
 
 #define OMP_CLASS(cls, la, lb, lc, ld)                                                         \
     static void omp_chunk_##la##lb##lc##ld(const eri_batch *b, const eri_segment *sg, long q0, \
-                                           long q1, double *M, double *cart, double *sph)      \
+                                           long q1, double *M, double *cart, double *sph,      \
+                                           omp_lanes *ln)                                      \
     {                                                                                          \
         const int has_d = la == 2 || lc == 2;                                                  \
         if (sg->path == ERI_PATH_MD)                                                           \
             omp_run_quartets(b, sg, q0, q1, M, cart, sph, ERI_GEN_FN(md, la, lb, lc, ld),      \
                              ERI_GEN_FN(sph, la, lb, lc, ld), has_d);                          \
         else                                                                                   \
-            omp_run_quartets(b, sg, q0, q1, M, cart, sph, ERI_GEN_FN(hgp, la, lb, lc, ld),     \
-                             ERI_GEN_FN(sph, la, lb, lc, ld), has_d);                          \
+            omp_run_lanes(b, sg, q0, q1, M, cart, sph, ln, ERI_GEN_FN(hgpv, la, lb, lc, ld),   \
+                          ERI_GEN_FN(sph, la, lb, lc, ld), has_d,                              \
+                          ERI_NCART(la) * ERI_NCART(lb) * ERI_NCART(lc) * ERI_NCART(ld));      \
     }
 ERI_GEN_CLASSES(OMP_CLASS)
 #undef OMP_CLASS
 
-static int omp_chunk_run(const eri_batch *b, const omp_chunk *c, double *M, double *scr)
+static int omp_chunk_run(const eri_batch *b, const omp_chunk *c, double *M, double *scr,
+                         omp_lanes *ln)
 {
     const eri_segment *sg = &b->w->seg[c->seg];
     double *cart = scr, *sph = scr + OMP_MAXBLK;
     int ok = 1;
-#define ERI_CLASS_CASE(la, lb, lc, ld) omp_chunk_##la##lb##lc##ld(b, sg, c->q0, c->q1, M, cart, sph)
+#define ERI_CLASS_CASE(la, lb, lc, ld) omp_chunk_##la##lb##lc##ld(b, sg, c->q0, c->q1, M, cart, sph, ln)
 #define ERI_CLASS_DEFAULT ok = 0
     ERI_CLASS_SWITCH(sg->cls)
 #undef ERI_CLASS_CASE
@@ -163,9 +249,11 @@ static void omp_release(eri_batch *b)
     for (int t = 0; t < st->nt; t++) {
         if (st->Mt) sb_aligned_free(st->Mt[t]);
         if (st->scr) sb_aligned_free(st->scr[t]);
+        if (st->ln) sb_aligned_free(st->ln[t]);
     }
     free(st->Mt);
     free(st->scr);
+    free(st->ln);
     free(st->ch);
     free(st->seg_c0);
     sb_aligned_free(st->tseg);
@@ -183,20 +271,30 @@ static int omp_prepare(eri_batch *b)
     st->nbf2 = (size_t)b->bas->nbf * (size_t)b->bas->nbf;
     st->Mt = calloc((size_t)st->nt, sizeof *st->Mt);
     st->scr = calloc((size_t)st->nt, sizeof *st->scr);
+    st->ln = calloc((size_t)st->nt, sizeof *st->ln);
+    for (long k = 0; k < b->ps->npair; k++)
+        if (b->ps->pair[k].npp > st->maxpp) st->maxpp = b->ps->pair[k].npp;
     st->tstride = ((size_t)b->w->nseg + 7) & ~(size_t)7;
     st->tseg = sb_aligned_alloc(sizeof(double) * st->tstride * (size_t)st->nt + 64);
-    if (!st->Mt || !st->scr || !st->tseg || omp_split(b, st)) goto oom;
+    if (!st->Mt || !st->scr || !st->ln || !st->tseg || omp_split(b, st)) goto oom;
     int fail = 0;
     /* each thread allocates (and first touches) its own buffers */
 #pragma omp parallel num_threads(st->nt) reduction(| : fail)
     {
         const int t = omp_get_thread_num();
         st->scr[t] = sb_aligned_alloc(2 * OMP_MAXBLK * sizeof(double));
+        /* one allocation: the block array first (its alignment), then bras and kets */
+        const size_t npv = (size_t)(st->maxpp > 0 ? st->maxpp : 1);
+        st->ln[t] = sb_aligned_alloc(sizeof(omp_lanes) + 2 * npv * sizeof(eri_primv));
+        if (st->ln[t]) {
+            st->ln[t]->bra = (eri_primv *)(st->ln[t] + 1);
+            st->ln[t]->ket = st->ln[t]->bra + npv;
+        }
         if (b->mode == ERI_MODE_DIGEST) {
             st->Mt[t] = sb_aligned_alloc(st->nbf2 * sizeof(double) + 64);
             if (st->Mt[t]) memset(st->Mt[t], 0, st->nbf2 * sizeof(double));
         }
-        fail |= !st->scr[t] || (b->mode == ERI_MODE_DIGEST && !st->Mt[t]);
+        fail |= !st->scr[t] || !st->ln[t] || (b->mode == ERI_MODE_DIGEST && !st->Mt[t]);
     }
     if (fail) goto oom;
     return SB_OK;
@@ -227,7 +325,7 @@ static int omp_run(eri_batch *b)
             g += ((t - g) % nt + nt) % nt;
             for (; g < st->seg_c0[k + 1]; g += nt) {
                 const double c0 = timed ? omp_get_wtime() : 0;
-                bad |= !omp_chunk_run(b, &st->ch[g], M, st->scr[t]);
+                bad |= !omp_chunk_run(b, &st->ch[g], M, st->scr[t], st->ln[t]);
                 if (timed) ts[k] += omp_get_wtime() - c0;
             }
         }

@@ -5,7 +5,9 @@ For every shell-quartet class (la lb|lc ld) it emits, into <out>/eri_gen_code.h:
   eri_hgp_<la><lb><lc><ld>  Obara-Saika VRR per primitive quartet, contraction, then HRR
   eri_md_<la><lb><lc><ld>   McMurchie-Davidson Hermite expansion per primitive quartet
   eri_sph_<la><lb><lc><ld>  Cartesian -> real solid harmonics for the l >= 2 shells
-and into <out>/eri_gen_info.h the class list and the flop counts of the emitted code.
+into <out>/eri_gen_vec.h the lane-vector twin of every HGP function (eri_hgpv_*, CPU
+SIMD: gen/eri_gen_vec.py, lanes.h), and into <out>/eri_gen_info.h the class list and the
+flop counts of the emitted code.
 
 Every intermediate comes from a memoised dependency walk from the wanted results, so only
 terms that feed an output are emitted. Where the recurrences leave a choice (build order,
@@ -23,6 +25,7 @@ from eri_gen_common import FLOP_DIV, FLOP_SQRT, boys_flops  # noqa: E402
 from eri_gen_hgp import gen_hgp  # noqa: E402
 from eri_gen_md import gen_md  # noqa: E402
 from eri_gen_sph import gen_sph  # noqa: E402
+from eri_gen_vec import vectorise  # noqa: E402
 
 
 def classes(lmax):
@@ -52,14 +55,20 @@ def main():
             "#include \"eri_brush/eri.h\"\n#include \"eri_brush/boys.h\"\n\n",
             "/* Signatures and conventions: eri.h, \"generated class code\". eri_sph_*: cart and\n"
             " * out must not overlap. */\n\n"]
+    vec = [banner,
+           "#ifndef ERI_GEN_VEC_H\n#define ERI_GEN_VEC_H\n\n",
+           "#include \"eri_brush/lanes.h\"\n\n",
+           "/* eri_hgpv_*: eri_hgp_* on ERI_W quartets at once, one per lane (lanes.h). */\n\n"]
     info_rows = []
     for cls, la, lb, lc, ld in cls_list:
         h = gen_hgp(la, lb, lc, ld)
         m = gen_md(la, lb, lc, ld)
         s = gen_sph(la, lb, lc, ld)
         code += [h.text, "\n", m.text, "\n", s.text, "\n"]
+        vec += [vectorise(la, lb, lc, ld, h.text), "\n"]
         info_rows.append((cls, la, lb, lc, ld, h, m, s))
     code.append("#endif\n")
+    vec.append("#endif\n")
 
     info = [banner, "#ifndef ERI_GEN_INFO_H\n#define ERI_GEN_INFO_H\n\n",
             "#define ERI_GEN_LMAX %d\n" % args.lmax,
@@ -97,7 +106,7 @@ def main():
         info.append("    [%d] = %d,\n" % (cls, s.flops))
     info.append("};\n#endif\n\n#endif\n")
 
-    for name, parts in (("eri_gen_code.h", code), ("eri_gen_info.h", info)):
+    for name, parts in (("eri_gen_code.h", code), ("eri_gen_vec.h", vec), ("eri_gen_info.h", info)):
         path = os.path.join(args.out, name)
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
