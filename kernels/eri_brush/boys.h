@@ -32,6 +32,19 @@
 #define ERI_BOYS_INV_OFF ((size_t)ERI_BOYS_NGRID * ERI_BOYS_ROW)
 #define ERI_BOYS_LEN (ERI_BOYS_INV_OFF + ERI_BOYS_NM)
 
+/* The two polynomials of the table branch, one expression each so that eri_boys and the
+ * lane-vector eri_boysv (lanes.h), whose lanes must round exactly as eri_boys does, share
+ * the operations and their order (any arithmetic type: double or a GCC vector).
+ * ERI_BOYS_TAYLOR: sum_k t[k] x^k / k!, k = 0..7 (t = F_{mmax+k}(T_i)), Horner with 1/k.
+ * ERI_BOYS_EXPX: e^x for |x| <= 1/32 to degree 7, 2e-17 relative. */
+#define ERI_BOYS_TAYLOR(t, x)                                                                    \
+    ((t)[0] + (x) * ((t)[1] + (x) * ((t)[2] + (x) * ((t)[3] + (x) * ((t)[4] + (x) * ((t)[5] +     \
+     (x) * ((t)[6] + (x) * (t)[7] * (1.0 / 7.0)) * (1.0 / 6.0)) * (1.0 / 5.0)) * (1.0 / 4.0)) *   \
+     (1.0 / 3.0)) * (1.0 / 2.0)))
+#define ERI_BOYS_EXPX(x)                                                                         \
+    (1.0 + (x) * (1.0 + (x) * (1.0 + (x) * (1.0 + (x) * (1.0 + (x) * (1.0 + (x) * (1.0 + (x) *    \
+     (1.0 / 7.0)) * (1.0 / 6.0)) * (1.0 / 5.0)) * (1.0 / 4.0)) * (1.0 / 3.0)) * (1.0 / 2.0)))
+
 const double *eri_boys_table(void);
 size_t eri_boys_table_len(void);
 
@@ -57,25 +70,9 @@ ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double
 #else
         const double *t = r + mmax;
 #endif
-        /* sum_k F_{mmax+k}(T_i) x^k / k!, Horner with 1/k */
-        double f = t[7];
-        f = t[6] + x * f * (1.0 / 7.0);
-        f = t[5] + x * f * (1.0 / 6.0);
-        f = t[4] + x * f * (1.0 / 5.0);
-        f = t[3] + x * f * (1.0 / 4.0);
-        f = t[2] + x * f * (1.0 / 3.0);
-        f = t[1] + x * f * (1.0 / 2.0);
-        f = t[0] + x * f;
+        double f = ERI_BOYS_TAYLOR(t, x);
         F[mmax] = f;
-        /* e^{x}, |x| <= 1/32: degree 7 leaves 2e-17 relative */
-        double e = 1.0 + x * (1.0 / 7.0);
-        e = 1.0 + x * e * (1.0 / 6.0);
-        e = 1.0 + x * e * (1.0 / 5.0);
-        e = 1.0 + x * e * (1.0 / 4.0);
-        e = 1.0 + x * e * (1.0 / 3.0);
-        e = 1.0 + x * e * (1.0 / 2.0);
-        e = 1.0 + x * e;
-        e *= r[ERI_BOYS_NM];
+        const double e = ERI_BOYS_EXPX(x) * r[ERI_BOYS_NM];
         const double t2 = T + T, *inv = tab + ERI_BOYS_INV_OFF;
         for (int m = mmax; m > 0; m--) {
             f = (t2 * f + e) * inv[m];

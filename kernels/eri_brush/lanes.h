@@ -139,23 +139,9 @@ static inline void eri_boysv(const double *tab, int mmax, eri_v T, eri_v *F)
 #define ERI_G_E(l) r[l][ERI_BOYS_NM] /* e^{-T_i} */
     const eri_v ei = ERI_VBUILD(ERI_G_E);
 #undef ERI_G_E
-    eri_v f = t[7];
-    f = t[6] + x * f * (1.0 / 7.0);
-    f = t[5] + x * f * (1.0 / 6.0);
-    f = t[4] + x * f * (1.0 / 5.0);
-    f = t[3] + x * f * (1.0 / 4.0);
-    f = t[2] + x * f * (1.0 / 3.0);
-    f = t[1] + x * f * (1.0 / 2.0);
-    f = t[0] + x * f;
+    eri_v f = ERI_BOYS_TAYLOR(t, x);
     F[mmax] = f;
-    eri_v e = 1.0 + x * (1.0 / 7.0);
-    e = 1.0 + x * e * (1.0 / 6.0);
-    e = 1.0 + x * e * (1.0 / 5.0);
-    e = 1.0 + x * e * (1.0 / 4.0);
-    e = 1.0 + x * e * (1.0 / 3.0);
-    e = 1.0 + x * e * (1.0 / 2.0);
-    e = 1.0 + x * e;
-    e *= ei;
+    const eri_v e = ERI_BOYS_EXPX(x) * ei;
     const eri_v t2 = T + T;
     const double *inv = tab + ERI_BOYS_INV_OFF;
     for (int m = mmax; m > 0; m--) {

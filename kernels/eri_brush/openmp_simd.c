@@ -82,10 +82,10 @@ static inline int omp_pure(const eri_batch *b, long i, int has_d)
 }
 
 /* Quartet i's Cartesian block is in cart (or, store mode without a transform, already in
- * place): transform it where pure, then store it or digest it into M. */
+ * place): transform it where pure (omp_pure), then store it or digest it into M. */
 static inline __attribute__((always_inline)) void
-omp_finish(const eri_batch *b, long i, double *M, double *cart, double *sph, omp_sph_fn tosph,
-           int has_d)
+omp_finish(const eri_batch *b, long i, int pure, double *M, double *cart, double *sph,
+           omp_sph_fn tosph)
 {
     const eri_basis *bas = b->bas;
     const eri_worklist *w = b->w;
@@ -94,7 +94,7 @@ omp_finish(const eri_batch *b, long i, double *M, double *cart, double *sph, omp
     const eri_shell *C = &bas->sh[Q->a], *D = &bas->sh[Q->b];
     const int store = b->mode == ERI_MODE_STORE;
     double *blk = cart;
-    if (omp_pure(b, i, has_d)) {
+    if (pure) {
         blk = store ? b->store + w->store_off[i] : sph;
         tosph(cart, blk);
     }
@@ -115,9 +115,10 @@ omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, do
     const int nb = sg->nb, nk = sg->nk, store = b->mode == ERI_MODE_STORE;
     for (long i = q0; i < q1; i++) {
         const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
-        double *blk = store && !omp_pure(b, i, has_d) ? b->store + w->store_off[i] : cart;
+        const int pure = omp_pure(b, i, has_d);
+        double *blk = store && !pure ? b->store + w->store_off[i] : cart;
         gen(ps->prim + P->pp0, nb, ps->prim + Q->pp0, nk, P->AB, Q->AB, b->boys, blk);
-        omp_finish(b, i, M, cart, sph, tosph, has_d);
+        omp_finish(b, i, pure, M, cart, sph, tosph);
     }
 }
 
@@ -160,10 +161,10 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
         const double *lanes = (const double *)ln->out;
         for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
             const long i = i0 + l;
-            double *blk = b->mode == ERI_MODE_STORE && !omp_pure(b, i, has_d)
-                              ? b->store + w->store_off[i] : cart;
+            const int pure = omp_pure(b, i, has_d);
+            double *blk = b->mode == ERI_MODE_STORE && !pure ? b->store + w->store_off[i] : cart;
             for (int n = 0; n < nblk; n++) blk[n] = lanes[(size_t)n * ERI_W + l];
-            omp_finish(b, i, M, cart, sph, tosph, has_d);
+            omp_finish(b, i, pure, M, cart, sph, tosph);
         }
     }
 }
