@@ -6,7 +6,8 @@
  *   store   every integral: max |d| <= 1e-12 absolute;
  *   paths   HGP forced on every segment and MD forced on every segment give the same M
  *           (1e-12 relative) and each agrees with the reference (1e-11);
- *   report  launch configurations from the occupancy API and per-segment times. */
+ *   report  launch configurations from the occupancy API and per-segment times;
+ *   boys    the device Boys function against the host's (1e-14 relative), every m <= 8. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,11 +24,21 @@
 #include "eri_brush/eri.h"
 #include "test_util.h"
 
-/* CUDA=0 builds have no eri_ops_cuda; REQUIRE_GPU skips before it is used. */
+/* CUDA=0 builds have no eri_ops_cuda or eri_cuda_boys; REQUIRE_GPU skips before they are used. */
 #ifdef SB_HAVE_CUDA
 #define CUDA_OPS (&eri_ops_cuda)
 #else
 #define CUDA_OPS ((const eri_ops *)NULL)
+#endif
+#ifdef SB_HAVE_CUDA
+#define CUDA_BOYS eri_cuda_boys
+#else
+static int no_cuda_boys(int m, const double *T, long n, double *F)
+{
+    (void)m, (void)T, (void)n, (void)F;
+    return SB_EXIT_RUNTIME;
+}
+#define CUDA_BOYS no_cuda_boys
 #endif
 
 #define SEED 42u
@@ -213,11 +224,58 @@ static void test_report(void **state)
     water_free(&c);
 }
 
+/* The device Boys function (its own per-m table, rsqrt branch; boys.h) against the host's,
+ * which test_eri_boys checks against the series: grid points, half-way points (the index
+ * rounds), quarter points, both sides of TMAX, large T and log-uniform samples, every m a class uses.
+ * Tolerance 1e-14 relative (the spec's 1e-14 absolute follows, F_m <= 1): the two differ in
+ * rounding only, a few ulp per downward or upward step. */
+static void test_boys(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    enum { NS = 3 * ERI_BOYS_NGRID + 4000 };
+    static const double extra[] = {0.0, 1e-300, 1e-12, ERI_BOYS_TMAX - 1e-13, ERI_BOYS_TMAX, ERI_BOYS_TMAX + 1e-13,
+                                   40.0, 1e3, 1e6, 1e12};
+    const long n = NS + (long)(sizeof extra / sizeof extra[0]);
+    double *T = malloc(sizeof(double) * n), *F = malloc(sizeof(double) * n * (4 * ERI_LMAX + 1));
+    assert_true(T && F);
+    long k = 0;
+    for (int i = 0; i < ERI_BOYS_NGRID; i++) {
+        T[k++] = i / ERI_BOYS_GRID_INV;
+        T[k++] = (i + 0.5) / ERI_BOYS_GRID_INV;
+        T[k++] = (i + 0.25) / ERI_BOYS_GRID_INV;
+    }
+    uint64_t z = 12345;
+    while (k < NS) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        T[k++] = 1e-6 * pow(1e10, (double)(z >> 11) * (1.0 / 9007199254740992.0)); /* 1e-6 .. 1e4 */
+    }
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) T[k++] = extra[i];
+    const double *tab = eri_boys_table();
+    for (int m = 0; m <= 4 * ERI_LMAX; m++) {
+        assert_int_equal(CUDA_BOYS(m, T, n, F), SB_OK);
+        double worst = 0;
+        long at = 0;
+        for (long i = 0; i < n; i++) {
+            double h[4 * ERI_LMAX + 1];
+            eri_boys(tab, m, T[i], h);
+            for (int j = 0; j <= m; j++) {
+                const double d = fabs(F[i * (m + 1) + j] - h[j]) / h[j];
+                if (!(d <= worst)) worst = d, at = i;
+            }
+        }
+        print_message("Boys m = %d: %ld arguments, max relative difference from the host %.2e (T = %.6g)\n", m, n,
+                      worst, T[at]);
+        assert_true(worst <= 1e-14);
+    }
+    free(T), free(F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian), cmocka_unit_test(test_store),
-        cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),
+        cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),          cmocka_unit_test(test_boys),
     };
     return cmocka_run_group_tests_name("gpu_eri_brush", tests, NULL, NULL);
 }

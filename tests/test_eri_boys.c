@@ -183,6 +183,35 @@ static void test_detects_bad_table(void **state)
     worst = 0;
 }
 
+/* The GPU's table (eri_boys_dev_table; the GPU's evaluation is tests/gpu_eri_brush.c):
+ * row i of the m sub-table holds F_{m+k}(T_i)/k!, k = 0..7, e^{-T_i} and a zero pad. Each
+ * coefficient times k! must be the host table's F_{m+k}(T_i) within 1e-15 relative (both
+ * are rounded once from the same long-double series, then one product), e^{-T_i} the same
+ * double. */
+static void test_dev_table(void **state)
+{
+    (void)state;
+    static double dev[ERI_BOYS_DEV_LEN];
+    eri_boys_dev_table(dev);
+    const double *tab = eri_boys_table();
+    double worst_rel = 0;
+    for (int m = 0; m <= ERI_BOYS_TABMMAX; m++)
+        for (int i = 0; i < ERI_BOYS_NGRID; i++) {
+            const double *r = dev + (size_t)m * ERI_BOYS_DSUB + (size_t)i * ERI_BOYS_DROW;
+            const double *h = tab + (size_t)i * ERI_BOYS_ROW;
+            double fact = 1;
+            for (int k = 0; k < ERI_BOYS_NTAYLOR; k++) {
+                if (k) fact *= k;
+                const double d = fabs(r[k] * fact - h[m + k]) / h[m + k];
+                if (d > worst_rel) worst_rel = d;
+            }
+            assert_true(r[ERI_BOYS_NTAYLOR] == h[ERI_BOYS_NM]);
+            assert_true(r[ERI_BOYS_NTAYLOR + 1] == 0.0);
+        }
+    printf("# device Boys table: max relative difference from the host table %.2e\n", worst_rel);
+    assert_true(worst_rel <= 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_table_shape),
         cmocka_unit_test(test_boys_accuracy),
         cmocka_unit_test(test_detects_bad_table),
+        cmocka_unit_test(test_dev_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

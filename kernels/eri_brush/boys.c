@@ -40,3 +40,19 @@ const double *eri_boys_table(void)
 }
 
 size_t eri_boys_table_len(void) { return ERI_BOYS_LEN; }
+
+void eri_boys_dev_table(double *out)
+{
+    for (int m = 0; m <= ERI_BOYS_TABMMAX; m++)
+        for (int i = 0; i < ERI_BOYS_NGRID; i++) {
+            const long double T = (long double)i / (long double)ERI_BOYS_GRID_INV;
+            double *r = out + (size_t)m * ERI_BOYS_DSUB + (size_t)i * ERI_BOYS_DROW;
+            long double fact = 1.0L;
+            for (int k = 0; k < ERI_BOYS_NTAYLOR; k++) {
+                if (k) fact *= k;
+                r[k] = (double)(boys_series(m + k, T) / fact);
+            }
+            r[ERI_BOYS_NTAYLOR] = (double)expl(-T);
+            r[ERI_BOYS_NTAYLOR + 1] = 0.0;
+        }
+}

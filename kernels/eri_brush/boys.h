@@ -48,28 +48,64 @@
 const double *eri_boys_table(void);
 size_t eri_boys_table_len(void);
 
+/* The GPU's own table (eri_boys_dev_table): per m = 0..ERI_BOYS_TABMMAX a sub-table of
+ * ERI_BOYS_NGRID rows, row i = F_{m+k}(T_i) / k! for k = 0..7 (the Taylor coefficients of F_m
+ * already divided by k!, rounded once from long double), e^{-T_i}, one pad. A launch passes
+ * its class's sub-table (m = la + lb + lc + ld, the only m a class function asks for), so a
+ * row is 80 aligned bytes: five 16-byte loads, and Horner is 7 FMAs instead of 7 FMAs and
+ * 7 multiplies. */
+#define ERI_BOYS_DROW 10
+#define ERI_BOYS_DSUB ((size_t)ERI_BOYS_NGRID * ERI_BOYS_DROW)
+#define ERI_BOYS_DEV_LEN ((size_t)(ERI_BOYS_TABMMAX + 1) * ERI_BOYS_DSUB)
+void eri_boys_dev_table(double *out); /* ERI_BOYS_DEV_LEN doubles */
+
+#ifdef __CUDA_ARCH__
+/* Device: tab is the sub-table of m = mmax (above). Differs from the host code in rounding
+ * only (both well below 1e-14 absolute, tests/gpu_eri_brush.c checks every m):
+ * - the grid index comes from adding 1.5 * 2^52 (the sum's low bits are rint(16 T)), not
+ *   from F2I/I2F conversions, which run at a quarter of the FP64 rate;
+ * - T >= TMAX takes one rsqrt (an estimate and Newton steps) instead of a division and a
+ *   square root (each an estimate, Newton steps and a slow-path test). */
+__device__ static inline void eri_boys(const double *tab, int mmax, double T, double *F)
+{
+    if (T < ERI_BOYS_TMAX) {
+        const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+        const double y = fma(T, ERI_BOYS_GRID_INV, magic);
+        const int i = __double2loint(y);
+        const double x = fma(y - magic, 1.0 / ERI_BOYS_GRID_INV, -T); /* T_i - T, exact */
+        const double2 *r2 = (const double2 *)(tab + (size_t)i * ERI_BOYS_DROW);
+        const double2 c01 = r2[0], c23 = r2[1], c45 = r2[2], c67 = r2[3];
+        double f = c01.x + x * (c01.y + x * (c23.x + x * (c23.y + x * (c45.x + x * (c45.y + x * (c67.x + x * c67.y))))));
+        F[mmax] = f;
+        if (mmax > 0) {
+            const double ex = 1.0 + x * (1.0 + x * (1.0 / 2 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120 + x * (1.0 / 720 + x * (1.0 / 5040)))))));
+            const double e = ex * r2[4].x, t2 = T + T;
+#pragma unroll
+            for (int m = mmax; m > 0; m--) {
+                f = (t2 * f + e) * (1.0 / (2 * m - 1));
+                F[m - 1] = f;
+            }
+        }
+    } else {
+        const double s = rsqrt(T);
+        double f = 0.88622692545275801365 * s; /* sqrt(pi)/2 / sqrt(T) */
+        F[0] = f;
+        const double h = 0.5 * s * s;
+#pragma unroll
+        for (int m = 1; m <= mmax; m++) {
+            f *= (double)(2 * m - 1) * h;
+            F[m] = f;
+        }
+    }
+}
+#else
 ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double *F)
 {
     if (T < ERI_BOYS_TMAX) {
         const int i = (int)(T * ERI_BOYS_GRID_INV + 0.5);
         const double x = (double)i * (1.0 / ERI_BOYS_GRID_INV) - T; /* -(T - T_i), exact */
         const double *r = tab + (size_t)i * ERI_BOYS_ROW;
-#ifdef __CUDA_ARCH__
-        /* The rows are gathers (one per thread) and each load instruction of a warp costs
-         * one L1 wavefront per row it touches: 16-byte loads halve them. mmax is a constant
-         * where this is inlined, so the loop unrolls and c stays in registers. */
-        double c[10];
-        const double2 *r2 = (const double2 *)(r + (mmax & ~1));
-#pragma unroll
-        for (int k = 0; k < ((mmax & 1) ? 5 : 4); k++) {
-            const double2 v = r2[k];
-            c[2 * k] = v.x;
-            c[2 * k + 1] = v.y;
-        }
-        const double *t = c + (mmax & 1);
-#else
         const double *t = r + mmax;
-#endif
         double f = ERI_BOYS_TAYLOR(t, x);
         F[mmax] = f;
         const double e = ERI_BOYS_EXPX(x) * r[ERI_BOYS_NM];
@@ -88,5 +124,7 @@ ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double
         }
     }
 }
+
+#endif /* __CUDA_ARCH__ */
 
 #endif

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 /* Primitive pairs on the device: one array per eri_prim field, and within a field the pairs
  * of a worklist group (eri_pair_order) interleaved, [primitive][pair]. The quartets of a
@@ -34,6 +35,12 @@ struct prim_view {
 #define ERI_PF(v, f) ((v).a[PF_##f * (v).fs])
 #define ERI_PV(v, f, c) ((v).a[(PF_##f + (c)) * (v).fs])
 
+/* Ket primitives in the outer loop (eri.h): a warp's 32 quartets share their bra and each
+ * has its own ket, so the outer-loop loads are the per-thread ones (once per ket primitive)
+ * and the inner loop re-reads the bra's, one address for the whole warp. With the bra
+ * outside, every ket primitive was re-read for every bra primitive and L1 kept 40 % of them
+ * ((ps|ss), ncu): the warps waited on L2. */
+#define ERI_KET_OUTER 1
 #include "eri_brush/eri.h"
 /* boys.h declares its C functions without extern "C" (it is a C header); math.h is in
  * already, so nothing C++ ends up inside the block. */
@@ -178,7 +185,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
                 atomicAdd(&M[(long)(Q.bf0a + k) * nbf + Q.bf0b + l], fab * scd[k * ND + l]);
 }
 
-template <int CLS, int PATH>
+template <int CLS, int PATH, bool ONE>
 __device__ __forceinline__ void class_body(const kargs &a)
 {
     using C = cls_code<CLS>;
@@ -193,9 +200,9 @@ __device__ __forceinline__ void class_body(const kargs &a)
     const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
     const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
     if (PATH == ERI_PATH_HGP)
-        C::hgp(bra, a.nb, ket, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
+        C::hgp(bra, ONE ? 1 : a.nb, ket, ONE ? 1 : a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
     else
-        C::md(bra, a.nb, ket, a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
+        C::md(bra, ONE ? 1 : a.nb, ket, ONE ? 1 : a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
     if (HAS_D && a.pure) {
         double sph[nfun(LA, true) * nfun(LB, true) * nfun(LC, true) * nfun(LD, true)];
         C::sph(cart, sph);
@@ -205,46 +212,67 @@ __device__ __forceinline__ void class_body(const kargs &a)
     }
 }
 
-template <int CLS, int PATH>
+template <int CLS, int PATH, bool ONE>
 __global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
                                               cls_code<CLS>::LD))
     eri_class_kernel(const kargs a)
 {
-    class_body<CLS, PATH>(a);
+    class_body<CLS, PATH, ONE>(a);
 }
 
-template <int CLS, int PATH>
+template <int CLS, int PATH, bool ONE>
 __global__ void __maxnreg__(255) eri_capped_kernel(const kargs a)
 {
-    class_body<CLS, PATH>(a);
+    class_body<CLS, PATH, ONE>(a);
 }
 
-template <int CLS, int PATH, int BLOCK = class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
-                                                     cls_code<CLS>::LD)>
+template <int CLS, int PATH, bool ONE,
+          int BLOCK = class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC, cls_code<CLS>::LD)>
 __global__ void __launch_bounds__(BLOCK, 65536 / (class_regs(PATH, cls_code<CLS>::LA, cls_code<CLS>::LB,
                                                              cls_code<CLS>::LC, cls_code<CLS>::LD) * BLOCK))
     eri_tuned_kernel(const kargs a)
 {
-    class_body<CLS, PATH>(a);
+    class_body<CLS, PATH, ONE>(a);
 }
 
 typedef void (*class_kernel_t)(const kargs);
 
 /* Only the variant a class uses is instantiated. */
-template <int CLS, int PATH>
+template <int CLS, int PATH, bool ONE>
 class_kernel_t class_kernel()
 {
     using C = cls_code<CLS>;
-    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD))
-        return eri_capped_kernel<CLS, PATH>;
+    /* (dd|pp) on one primitive fell into ptxas's 32-register choice (a 14.6 KB frame) */
+    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD) || (ONE && C::LA + C::LB + C::LC + C::LD >= 6))
+        return eri_capped_kernel<CLS, PATH, ONE>;
     else if constexpr (class_regs(PATH, C::LA, C::LB, C::LC, C::LD) > 0)
-        return eri_tuned_kernel<CLS, PATH>;
+        return eri_tuned_kernel<CLS, PATH, ONE>;
     else
-        return eri_class_kernel<CLS, PATH>;
+        return eri_class_kernel<CLS, PATH, ONE>;
+}
+
+/* Segments of single primitives (one primitive pair in bra and ket: most quartets of the
+ * classes with d shells in cc-pVDZ, whose d shells and outer s and p shells are uncontracted)
+ * get kernels compiled for exactly that: the primitive loops vanish, and with them the
+ * contracted accumulators that live beside the recurrence values, so ptxas needs fewer
+ * registers and spills less. For the HGP classes with L >= 4; elsewhere nullptr. */
+__host__ __device__ constexpr bool class_one(int path, int la, int lb, int lc, int ld)
+{
+    return path == ERI_PATH_HGP && la + lb + lc + ld >= 4;
+}
+template <int CLS, int PATH>
+class_kernel_t class_one_kernel()
+{
+    using C = cls_code<CLS>;
+    if constexpr (class_one(PATH, C::LA, C::LB, C::LC, C::LD))
+        return class_kernel<CLS, PATH, true>();
+    else
+        return nullptr;
 }
 
 struct class_entry {
     class_kernel_t fn[ERI_NPATH];
+    class_kernel_t one[ERI_NPATH]; /* for segments with nb = nk = 1, or nullptr */
     int block;
     int l[4];
 };
@@ -256,7 +284,8 @@ class_entry class_table(int cls)
     switch (cls) {
 #define ERI_CU_CASE(cls, la, lb, lc, ld)                                                                   \
     case cls:                                                                                                \
-        e = class_entry{{class_kernel<cls, ERI_PATH_HGP>(), class_kernel<cls, ERI_PATH_MD>()},              \
+        e = class_entry{{class_kernel<cls, ERI_PATH_HGP, false>(), class_kernel<cls, ERI_PATH_MD, false>()},  \
+                        {class_one_kernel<cls, ERI_PATH_HGP>(), class_one_kernel<cls, ERI_PATH_MD>()},      \
                         class_block(la, lb, lc, ld),                                                         \
                         {la, lb, lc, ld}};                                                                   \
         break;
@@ -266,6 +295,13 @@ class_entry class_table(int cls)
         break;
     }
     return e;
+}
+
+static_assert(4 * ERI_LMAX <= ERI_BOYS_TABMMAX, "the device Boys table has a sub-table for every class's m");
+
+class_kernel_t segment_kernel(const class_entry &e, const eri_segment &s)
+{
+    return s.nb == 1 && s.nk == 1 && e.one[s.path] ? e.one[s.path] : e.fn[s.path];
 }
 
 /* ---- device state ------------------------------------------------------------------- */
@@ -411,6 +447,20 @@ int upload(T **dst, const T *src, size_t n)
     return SB_OK;
 }
 
+/* The device's Boys table (boys.h: one sub-table per m), built here from the series. */
+int upload_boys(double **dst)
+{
+    double *tab = static_cast<double *>(malloc(sizeof(double) * ERI_BOYS_DEV_LEN));
+    if (!tab) {
+        sb_error("eri_brush cuda: out of host memory for the Boys table");
+        return SB_EXIT_RUNTIME;
+    }
+    eri_boys_dev_table(tab);
+    const int rc = upload(dst, (const double *)tab, ERI_BOYS_DEV_LEN);
+    free(tab);
+    return rc;
+}
+
 int cu_prepare(eri_batch *b)
 {
     int rc = check_batch(b);
@@ -457,7 +507,7 @@ int cu_prepare(eri_batch *b)
     free(hp), free(hAB), free(hprim);
     if (rc) return rc;
     if ((rc = upload(&st->q, w->q, (size_t)w->nq))) return rc;
-    if ((rc = upload(&st->boys, b->boys, eri_boys_table_len()))) return rc;
+    if ((rc = upload_boys(&st->boys))) return rc;
     if (b->mode == ERI_MODE_DIGEST) {
         if ((rc = upload(&st->D, b->D, nbf2))) return rc;
         SB_CU(cudaMalloc(&st->M, (nbf2 ? nbf2 : 1) * sizeof(double)));
@@ -489,7 +539,7 @@ int cu_run(eri_batch *b)
         SB_CU(cudaMemsetAsync(st->M, 0, (size_t)st->nbf * st->nbf * sizeof(double), 0));
     if (timed) SB_CU(cudaEventRecord(st->ev[0], 0));
     kargs a = {};
-    a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB, a.boys = st->boys;
+    a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB;
     a.pure = st->pure, a.mode = st->mode, a.nbf = st->nbf;
     a.D = st->D, a.M = st->M, a.store_off = st->store_off, a.store = st->store;
     for (int k = 0; k < w->nseg; k++) {
@@ -503,7 +553,8 @@ int cu_run(eri_batch *b)
         }
         if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
-            e.fn[s->path]<<<(unsigned)((n + e.block - 1) / e.block), e.block>>>(a);
+            a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
+            segment_kernel(e, *s)<<<(unsigned)((n + e.block - 1) / e.block), e.block>>>(a);
             SB_CU_LAUNCH();
         }
         if (timed) SB_CU(cudaEventRecord(st->ev[k + 1], 0));
@@ -554,22 +605,63 @@ int cu_launches(eri_batch *b, void *arr, int max)
         for (int l = 0; l <= ERI_LMAX && n < max; l++) {
             const int pc = eri_pair_class(l, l), cls = eri_quartet_class(pc, pc);
             long most = 0;
+            int big = 0;
             for (int k = 0; k < w->nseg; k++)
                 if (w->seg[k].cls == cls && w->seg[k].path == path && w->seg[k].q1 - w->seg[k].q0 > most)
-                    most = w->seg[k].q1 - w->seg[k].q0;
+                    most = w->seg[k].q1 - w->seg[k].q0, big = k;
             const class_entry e = class_table(cls);
             if (!most || !e.block) continue;
+            const class_kernel_t fn = segment_kernel(e, w->seg[big]);
             char name[64];
-            snprintf(name, sizeof name, "eri_%s (%c%c|%c%c)%s", path == ERI_PATH_HGP ? "hgp" : "md", L[l], L[l], L[l],
-                     L[l], l >= 2 && st->pure ? " pure" : "");
-            if (sb_cuda_occupancy((const void *)e.fn[path], name, e.block, 0, (int)((most + e.block - 1) / e.block),
-                                  out + n))
+            snprintf(name, sizeof name, "eri_%s (%c%c|%c%c)%s%s", path == ERI_PATH_HGP ? "hgp" : "md", L[l], L[l], L[l],
+                     L[l], l >= 2 && st->pure ? " pure" : "", fn == e.fn[path] ? "" : " 1prim");
+            if (sb_cuda_occupancy((const void *)fn, name, e.block, 0, (int)((most + e.block - 1) / e.block), out + n))
                 return -1;
             n++;
         }
     return n;
 }
 
+/* ---- the device Boys function alone (tests) ------------------------------------------ */
+template <int M>
+__global__ void boys_kernel(const double *tab, const double *T, long n, double *F)
+{
+    const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double f[M + 1];
+    eri_boys(tab + (size_t)M * ERI_BOYS_DSUB, M, T[i], f);
+    for (int k = 0; k <= M; k++) F[i * (M + 1) + k] = f[k];
+}
+
+template <int... Ms>
+void boys_launch(int m, const double *tab, const double *T, long n, double *F, std::integer_sequence<int, Ms...>)
+{
+    const unsigned grid = (unsigned)((n + 127) / 128);
+    ((m == Ms ? (boys_kernel<Ms><<<grid, 128>>>(tab, T, n, F), 0) : 0), ...);
+}
+
 } // namespace
+
+extern "C" int eri_cuda_boys(int m, const double *T, long n, double *F)
+{
+    if (m < 0 || m > 4 * ERI_LMAX || n < 1) {
+        sb_error("eri_brush cuda: Boys m = %d, n = %ld: accepted 0 <= m <= %d, n >= 1", m, n, 4 * ERI_LMAX);
+        return SB_EXIT_USAGE;
+    }
+    double *dtab = NULL, *dT = NULL, *dF = NULL;
+    int rc = upload_boys(&dtab);
+    if (!rc) rc = upload(&dT, T, (size_t)n);
+    if (!rc && cudaMalloc(&dF, sizeof(double) * (size_t)n * (m + 1)) != cudaSuccess) rc = SB_EXIT_RUNTIME;
+    if (!rc) {
+        boys_launch(m, dtab, dT, n, dF, std::make_integer_sequence<int, 4 * ERI_LMAX + 1>{});
+        if (cudaGetLastError() != cudaSuccess ||
+            cudaMemcpy(F, dF, sizeof(double) * (size_t)n * (m + 1), cudaMemcpyDeviceToHost) != cudaSuccess) {
+            sb_error("eri_brush cuda: Boys test kernel failed");
+            rc = SB_EXIT_RUNTIME;
+        }
+    }
+    cudaFree(dtab), cudaFree(dT), cudaFree(dF);
+    return rc;
+}
 
 extern "C" const eri_ops eri_ops_cuda = {cu_prepare, cu_run, cu_download, cu_release, cu_launches};

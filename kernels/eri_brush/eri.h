@@ -206,7 +206,7 @@ typedef struct eri_batch {
     const eri_basis *bas;
     const eri_pairs *ps;
     const eri_worklist *w;
-    const double *boys;   /* host Boys table (boys.h) */
+    const double *boys;   /* host Boys table (boys.h; the CUDA backend builds its own layout) */
     int mode;
     const double *D;      /* nbf*nbf, row-major, symmetric */
     double *M;            /* digest: nbf*nbf output (before eri_coulomb_finish), host */
@@ -227,6 +227,8 @@ typedef struct eri_ops {
 } eri_ops;
 
 extern const eri_ops eri_ops_reference, eri_ops_openmp_simd, eri_ops_cuda;
+/* CUDA builds, for the tests: F_0..F_m(T[i]) from the device's Boys code into F[i*(m+1)+k]. */
+int eri_cuda_boys(int m, const double *T, long n, double *F);
 
 /* Scalar reference (reference.c): Cartesian or pure block of one quartet, generic loops
  * (Obara-Saika VRR + horizontal transfer), independent of the generated code. Block order
@@ -264,6 +266,12 @@ void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *o
 #else
 #define ERI_SPQ(pq) sqrt(1.0 / (pq))
 #define ERI_IPQ(pq, spq) (1.0 / (pq))
+#endif
+
+/* Loop nesting of the generated primitive loops (gen/eri_gen_common.py, prim_loop): 0 bra
+ * outside (the C backends, whose results are defined by that order), 1 ket outside (CUDA). */
+#ifndef ERI_KET_OUTER
+#define ERI_KET_OUTER 0
 #endif
 
 #ifndef ERI_PRIMS

@@ -148,13 +148,24 @@ def signature(kind, la, lb, lc, ld):
 def prim_loop(pre, L, body):
     """The primitive double loop both paths share: per bra/ket primitive pair the common
     definitions (pre), the Boys values F[0..L], then the path's body; returns the text with
-    both loops still open."""
-    return ("    for (int ib = 0; ib < nb; ++ib) {\n"
+    both loops still open. ERI_KET_OUTER (eri.h) nests the ket loop outside: the GPU, where a
+    warp shares one bra and each thread has its own ket, then loads each ket primitive once
+    and re-reads only the bra's (one address for the warp, cached) in the inner loop."""
+    return ("#if ERI_KET_OUTER\n"
+            "    for (int ik = 0; ik < nk; ++ik) {\n"
+            "        ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n"
+            "        const double q = ERI_PF(k, p);\n"
+            "        for (int ib = 0; ib < nb; ++ib) {\n"
+            "            ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
+            "            const double p = ERI_PF(b, p);\n"
+            "#else\n"
+            "    for (int ib = 0; ib < nb; ++ib) {\n"
             "        ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
             "        const double p = ERI_PF(b, p);\n"
             "        for (int ik = 0; ik < nk; ++ik) {\n"
             "            ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n"
             "            const double q = ERI_PF(k, p);\n"
+            "#endif\n"
             + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
 
 
