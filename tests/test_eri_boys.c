@@ -191,8 +191,9 @@ static void test_detects_bad_table(void **state)
 static void test_dev_table(void **state)
 {
     (void)state;
-    static double dev[ERI_BOYS_DEV_LEN];
-    eri_boys_dev_table(dev);
+    const double *dev = eri_boys_dev_table();
+    assert_non_null(dev);
+    assert_ptr_equal(dev, eri_boys_dev_table());
     const double *tab = eri_boys_table();
     double worst_rel = 0;
     for (int m = 0; m <= ERI_BOYS_TABMMAX; m++)

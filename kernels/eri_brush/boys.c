@@ -8,6 +8,7 @@
 #include "eri_brush/boys.h"
 
 static double tab[ERI_BOYS_LEN];
+static double dev[ERI_BOYS_DEV_LEN]; /* the GPU's layout of the same values (boys.h) */
 static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
 
 static long double boys_series(int m, long double T)
@@ -20,13 +21,25 @@ static long double boys_series(int m, long double T)
     return expl(-T) * sum;
 }
 
+/* Both tables from one long-double evaluation per grid point and m. */
 static void tab_build(void)
 {
     for (int i = 0; i < ERI_BOYS_NGRID; i++) {
-        const long double T = (long double)i / (long double)ERI_BOYS_GRID_INV;
+        const long double T = (long double)i / (long double)ERI_BOYS_GRID_INV, eT = expl(-T);
+        long double F[ERI_BOYS_NM];
         double *r = tab + (size_t)i * ERI_BOYS_ROW;
-        for (int m = 0; m < ERI_BOYS_NM; m++) r[m] = (double)boys_series(m, T);
-        r[ERI_BOYS_NM] = (double)expl(-T);
+        for (int m = 0; m < ERI_BOYS_NM; m++) r[m] = (double)(F[m] = boys_series(m, T));
+        r[ERI_BOYS_NM] = (double)eT;
+        for (int m = 0; m <= ERI_BOYS_TABMMAX; m++) {
+            double *d = dev + (size_t)m * ERI_BOYS_DSUB + (size_t)i * ERI_BOYS_DROW;
+            long double fact = 1.0L;
+            for (int k = 0; k < ERI_BOYS_NTAYLOR; k++) {
+                if (k) fact *= k;
+                d[k] = (double)(F[m + k] / fact);
+            }
+            d[ERI_BOYS_NTAYLOR] = (double)eT;
+            d[ERI_BOYS_NTAYLOR + 1] = 0.0;
+        }
     }
     double *inv = tab + ERI_BOYS_INV_OFF;
     inv[0] = 0.0;
@@ -41,18 +54,8 @@ const double *eri_boys_table(void)
 
 size_t eri_boys_table_len(void) { return ERI_BOYS_LEN; }
 
-void eri_boys_dev_table(double *out)
+const double *eri_boys_dev_table(void)
 {
-    for (int m = 0; m <= ERI_BOYS_TABMMAX; m++)
-        for (int i = 0; i < ERI_BOYS_NGRID; i++) {
-            const long double T = (long double)i / (long double)ERI_BOYS_GRID_INV;
-            double *r = out + (size_t)m * ERI_BOYS_DSUB + (size_t)i * ERI_BOYS_DROW;
-            long double fact = 1.0L;
-            for (int k = 0; k < ERI_BOYS_NTAYLOR; k++) {
-                if (k) fact *= k;
-                r[k] = (double)(boys_series(m + k, T) / fact);
-            }
-            r[ERI_BOYS_NTAYLOR] = (double)expl(-T);
-            r[ERI_BOYS_NTAYLOR + 1] = 0.0;
-        }
+    pthread_once(&tab_once, tab_build);
+    return dev;
 }

@@ -57,7 +57,7 @@ size_t eri_boys_table_len(void);
 #define ERI_BOYS_DROW 10
 #define ERI_BOYS_DSUB ((size_t)ERI_BOYS_NGRID * ERI_BOYS_DROW)
 #define ERI_BOYS_DEV_LEN ((size_t)(ERI_BOYS_TABMMAX + 1) * ERI_BOYS_DSUB)
-void eri_boys_dev_table(double *out); /* ERI_BOYS_DEV_LEN doubles */
+const double *eri_boys_dev_table(void); /* ERI_BOYS_DEV_LEN doubles, built once with the host table */
 
 #ifdef __CUDA_ARCH__
 /* Device: tab is the sub-table of m = mmax (above). Differs from the host code in rounding

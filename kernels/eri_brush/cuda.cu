@@ -67,9 +67,12 @@ __host__ __device__ constexpr int class_block(int la, int lb, int lc, int ld) { 
  * least three units of angular momentum on each side, (dp|dp), (dd|dp), (dd|dd); on MD every
  * class with L >= 5. The others keep the launch bound: under the cap ptxas gives them more
  * registers than they need (ssss 50 -> 60). */
-__host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc, int ld)
+__host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc, int ld, bool one)
 {
-    return path == ERI_PATH_HGP ? la + lb >= 3 && lc + ld >= 3 : la + lb + lc + ld >= 5;
+    /* one primitive (class_one below): (dd|pp) fell into ptxas's 32-register choice (a 14.6 KB
+     * frame), so every single-primitive kernel with L >= 6 is capped too */
+    return path == ERI_PATH_HGP ? (la + lb >= 3 && lc + ld >= 3) || (one && la + lb + lc + ld >= 6)
+                                : la + lb + lc + ld >= 5;
 }
 
 /* Nine HGP classes run faster with fewer registers and more warps per SM: a register
@@ -242,8 +245,7 @@ template <int CLS, int PATH, bool ONE>
 class_kernel_t class_kernel()
 {
     using C = cls_code<CLS>;
-    /* (dd|pp) on one primitive fell into ptxas's 32-register choice (a 14.6 KB frame) */
-    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD) || (ONE && C::LA + C::LB + C::LC + C::LD >= 6))
+    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD, ONE))
         return eri_capped_kernel<CLS, PATH, ONE>;
     else if constexpr (class_regs(PATH, C::LA, C::LB, C::LC, C::LD) > 0)
         return eri_tuned_kernel<CLS, PATH, ONE>;
@@ -447,19 +449,8 @@ int upload(T **dst, const T *src, size_t n)
     return SB_OK;
 }
 
-/* The device's Boys table (boys.h: one sub-table per m), built here from the series. */
-int upload_boys(double **dst)
-{
-    double *tab = static_cast<double *>(malloc(sizeof(double) * ERI_BOYS_DEV_LEN));
-    if (!tab) {
-        sb_error("eri_brush cuda: out of host memory for the Boys table");
-        return SB_EXIT_RUNTIME;
-    }
-    eri_boys_dev_table(tab);
-    const int rc = upload(dst, (const double *)tab, ERI_BOYS_DEV_LEN);
-    free(tab);
-    return rc;
-}
+/* The device's Boys table (boys.h: one sub-table per m). */
+int upload_boys(double **dst) { return upload(dst, eri_boys_dev_table(), ERI_BOYS_DEV_LEN); }
 
 int cu_prepare(eri_batch *b)
 {

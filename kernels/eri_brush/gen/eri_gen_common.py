@@ -151,21 +151,15 @@ def prim_loop(pre, L, body):
     both loops still open. ERI_KET_OUTER (eri.h) nests the ket loop outside: the GPU, where a
     warp shares one bra and each thread has its own ket, then loads each ket primitive once
     and re-reads only the bra's (one address for the warp, cached) in the inner loop."""
-    return ("#if ERI_KET_OUTER\n"
-            "    for (int ik = 0; ik < nk; ++ik) {\n"
-            "        ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n"
-            "        const double q = ERI_PF(k, p);\n"
-            "        for (int ib = 0; ib < nb; ++ib) {\n"
-            "            ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
-            "            const double p = ERI_PF(b, p);\n"
-            "#else\n"
-            "    for (int ib = 0; ib < nb; ++ib) {\n"
-            "        ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
-            "        const double p = ERI_PF(b, p);\n"
-            "        for (int ik = 0; ik < nk; ++ik) {\n"
-            "            ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n"
-            "            const double q = ERI_PF(k, p);\n"
-            "#endif\n"
+    bra = ("for (int ib = 0; ib < nb; ++ib) {\n", "ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n",
+           "const double p = ERI_PF(b, p);\n")
+    ket = ("for (int ik = 0; ik < nk; ++ik) {\n", "ERI_PRIMS k = ERI_PRIM_AT(ket, ik);\n",
+           "const double q = ERI_PF(k, p);\n")
+
+    def nest(outer, inner):
+        return "".join(" " * (4 * d) + x for d, x in zip((1, 2, 2, 2, 3, 3), outer + inner))
+
+    return ("#if ERI_KET_OUTER\n" + nest(ket, bra) + "#else\n" + nest(bra, ket) + "#endif\n"
             + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
 
 
