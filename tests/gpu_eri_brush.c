@@ -3,6 +3,7 @@
  *
  *   digest  M (before eri_coulomb_finish): max |dM| <= 1e-11 max |M|, pure and Cartesian
  *           d shells; run twice before the download, so M must be zeroed by each run;
+ *           pure again with one 32-thread block a launch (the grid-stride loops walk);
  *   store   every integral: max |d| <= 1e-12 absolute;
  *   paths   HGP forced on every segment and MD forced on every segment give the same M
  *           (1e-12 relative) and each agrees with the reference (1e-11);
@@ -126,6 +127,23 @@ static void test_digest_cartesian(void **state)
     (void)state;
     REQUIRE_GPU(NULL);
     check_digest(0);
+}
+
+/* The capped kernels (class_bps) loop over quartets with a grid stride; on a molecule this
+ * small each thread would take one. One 32-thread block a launch makes every thread of a
+ * looping kernel walk several, and M must not change. */
+static void test_digest_strided(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    char blocks[8 * ERI_NCLASS] = "";
+    for (int c = 0; c < ERI_NCLASS; c++)
+        snprintf(blocks + strlen(blocks), sizeof blocks - strlen(blocks), "%s%d:32", c ? "," : "", c);
+    setenv("SB_ERI_BLOCK", blocks, 1);
+    setenv("SB_ERI_GRID_MAX", "1", 1);
+    check_digest(1);
+    unsetenv("SB_ERI_BLOCK");
+    unsetenv("SB_ERI_GRID_MAX");
 }
 
 static void test_store(void **state)
@@ -274,8 +292,10 @@ static void test_boys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian), cmocka_unit_test(test_store),
-        cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),          cmocka_unit_test(test_boys),
+        cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian),
+        cmocka_unit_test(test_digest_strided), cmocka_unit_test(test_store),
+        cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),
+        cmocka_unit_test(test_boys),
     };
     return cmocka_run_group_tests_name("gpu_eri_brush", tests, NULL, NULL);
 }

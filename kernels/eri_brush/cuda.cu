@@ -1,7 +1,9 @@
 /* eri_brush CUDA backend (the contract is eri.h, "one batch on one backend").
  *
- * One thread per canonical shell quartet. The worklist's segments share a class and a
- * contraction pattern, so each segment is one launch of the kernel instantiated for its
+ * One thread per canonical shell quartet, or, for the kernels with a blocks-per-SM cap
+ * (class_bps), a fixed grid whose threads walk the quartets with a stride. The worklist's
+ * segments share a class and a contraction pattern, so each segment is one launch of the
+ * kernel instantiated for its
  * (class, path): every thread of a launch runs the same straight-line generated code
  * (eri_hgp_* or eri_md_*, then eri_sph_* when d shells are pure) with the same primitive
  * loop counts, and no warp diverges inside the integral code. The Cartesian block lives in
@@ -188,15 +190,52 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
                 atomicAdd(&M[(long)(Q.bf0a + k) * nbf + Q.bf0b + l], fab * scd[k * ND + l]);
 }
 
+/* Resident blocks per SM (0: a thread per quartet, as many blocks as fit); `one`: the
+ * single-primitive kernel (class_one). A capped launch has sms x cap blocks and each thread
+ * walks its quartets with a grid stride. First for the classes whose stack frames overflow
+ * L1: four 64-thread blocks an SM held 256 frames of 1-4 KB ((dp|dp) 3.7 KB), and the spill
+ * traffic went past L1 to L2 and DRAM. Then tried on every class: most gained as much
+ * without any stack ((dp|ps)'s single-primitive kernel, 166 registers, no frame: 22.4 ->
+ * 7.5 ms), so there the extra warps of a full launch cost more than they hide. Measured on
+ * the H100, taxol/cc-pVDZ, ms per class, uncapped -> capped (+ the single-primitive kernel):
+ * (pp|ps) 85.8 + 17.4 -> 54.7 + 6.3, (dp|ps) 66.3 + 22.4 -> 44.2 + 7.5, (dp|dp) 71.2 ->
+ * 42.7, (dd|pp) 35.8 -> 19.2, (dd|ds) 19.8 -> 12.7, (dp|ss) 48.1 -> 38.5, (ds|ps) 62.3 ->
+ * 55.0, (dd|ps) 16.7 + 9.7 -> 12.2 + 3.3, (pp|pp) 16.0 + 2.7 -> 11.7 + 1.8, (dd|ss) 9.7 +
+ * 2.7 -> 7.3 + 1.7, (pp|ss), (ps|ps), (ds|pp), (ds|ds), (dp|pp), (dp|ds) 5-35 % on one of
+ * their kernels. Lost under every cap tried (2-6 blocks of 128 threads; 1-6 of 64 or 32):
+ * (ss|ss) (72 -> 97 ms at 6), (ps|ss), (ds|ss), (dd|dd) and (dd|dp)'s contracted kernel
+ * (frames of 16-35 KB: DRAM either way). Logs: results/h100/eri_cuda_ab/call1[1-5]*. */
+__host__ __device__ constexpr int class_bps(int path, int la, int lb, int lc, int ld, bool one)
+{
+    if (path != ERI_PATH_HGP) return 0;
+    switch (la * 1000 + lb * 100 + lc * 10 + ld) {
+    case 1010: return 6;           /* (ps|ps) */
+    case 1100: return 6;           /* (pp|ss) */
+    case 1110: return 4;           /* (pp|ps) */
+    case 2010: return 6;           /* (ds|ps) */
+    case 2100: return 6;           /* (dp|ss) */
+    case 1111: return 2;           /* (pp|pp) */
+    case 2011: return one ? 3 : 2; /* (ds|pp) */
+    case 2020: return one ? 2 : 3; /* (ds|ds) */
+    case 2110: return 3;           /* (dp|ps) */
+    case 2200: return one ? 2 : 3; /* (dd|ss) */
+    case 2111: return one ? 2 : 0; /* (dp|pp) */
+    case 2120: return one ? 3 : 0; /* (dp|ds) */
+    case 2121: return 1;           /* (dp|dp) */
+    case 2210: return 3;           /* (dd|ps) */
+    case 2211: return 1;           /* (dd|pp) */
+    case 2220: return one ? 2 : 1; /* (dd|ds) */
+    case 2221: return one ? 2 : 0; /* (dd|dp) */
+    default: return 0;
+    }
+}
+
 template <int CLS, int PATH, bool ONE>
-__device__ __forceinline__ void class_body(const kargs &a)
+__device__ __forceinline__ void class_quartet(const kargs &a, long qi)
 {
     using C = cls_code<CLS>;
     constexpr int LA = C::LA, LB = C::LB, LC = C::LC, LD = C::LD;
     constexpr bool HAS_D = LA >= 2 || LB >= 2 || LC >= 2 || LD >= 2;
-    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= a.n) return;
-    const long qi = a.q0 + t;
     const eri_quartet qu = a.q[qi];
     const dev_pair P = a.pair[qu.P], Q = a.pair[qu.Q];
     double cart[ncart(LA) * ncart(LB) * ncart(LC) * ncart(LD)];
@@ -212,6 +251,22 @@ __device__ __forceinline__ void class_body(const kargs &a)
         finish_block<nfun(LA, true), nfun(LB, true), nfun(LC, true), nfun(LD, true)>(sph, a, qi, qu, P, Q);
     } else {
         finish_block<ncart(LA), ncart(LB), ncart(LC), ncart(LD)>(cart, a, qi, qu, P, Q);
+    }
+}
+
+/* A capped kernel (class_bps > 0) walks its quartets with a grid stride; the others take one
+ * quartet per thread, since around their bodies the loop costs registers and time ((ds|ps)
+ * 53.5 -> 61.4 ms uncapped with the loop). */
+template <int CLS, int PATH, bool ONE>
+__device__ __forceinline__ void class_body(const kargs &a)
+{
+    using C = cls_code<CLS>;
+    const long t0 = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (class_bps(PATH, C::LA, C::LB, C::LC, C::LD, ONE) > 0) {
+        const long stride = (long)gridDim.x * blockDim.x;
+        for (long t = t0; t < a.n; t += stride) class_quartet<CLS, PATH, ONE>(a, a.q0 + t);
+    } else if (t0 < a.n) {
+        class_quartet<CLS, PATH, ONE>(a, a.q0 + t0);
     }
 }
 
@@ -317,7 +372,27 @@ struct cu_state {
     long *store_off;
     cudaEvent_t *ev; /* nseg + 1, for the per-segment times */
     int nev;
+    int sms;                          /* multiprocessors */
+    int bps[ERI_NCLASS][ERI_NPATH][2]; /* class_bps, [one]; SB_ERI_BPS overrides */
+    bool loop[ERI_NCLASS][ERI_NPATH][2]; /* the kernel has the grid-stride loop (class_bps > 0) */
+    int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
+    long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch */
+    int segtimes;                     /* SB_ERI_SEGTIMES: print each segment's time */
 };
+
+/* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a); a malformed entry ends the list. */
+void parse_class_list(const char *e, int v[][2], int lo, int hi)
+{
+    while (e && *e) {
+        int c = -1, b0 = 0, b1 = -1, used = 0;
+        if (sscanf(e, "%d:%d%n", &c, &b0, &used) < 2) return;
+        e += used;
+        if (*e == ':' && sscanf(e, ":%d%n", &b1, &used) == 1) e += used;
+        if (c >= 0 && c < ERI_NCLASS && b0 >= lo && b0 <= hi && (b1 < 0 || b1 <= hi))
+            v[c][0] = b0, v[c][1] = b1 < 0 ? b0 : b1;
+        if (*e == ',') e++;
+    }
+}
 
 void release_state(cu_state *st)
 {
@@ -506,10 +581,63 @@ int cu_prepare(eri_batch *b)
         if ((rc = upload(&st->store_off, w->store_off, (size_t)w->nq + 1))) return rc;
         SB_CU(cudaMalloc(&st->store, (st->nstore ? (size_t)st->nstore : 1) * sizeof(double)));
     }
+    {
+        int dev = 0;
+        SB_CU(cudaGetDevice(&dev));
+        SB_CU(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
+        for (int c = 0; c < ERI_NCLASS; c++) {
+            const class_entry e = class_table(c);
+            for (int p = 0; p < ERI_NPATH; p++)
+                for (int one = 0; one < 2; one++) {
+                    st->bps[c][p][one] = e.block ? class_bps(p, e.l[0], e.l[1], e.l[2], e.l[3], one) : 0;
+                    st->loop[c][p][one] = st->bps[c][p][one] > 0;
+                }
+        }
+        /* Tuning overrides, for measuring other caps and block sizes without a rebuild:
+         * SB_ERI_BPS="cls:general[:single-primitive],..." blocks per SM, HGP (0 = uncapped;
+         * only for kernels with a cap in class_bps: the others have no grid-stride loop);
+         * SB_ERI_BLOCK="cls:threads,..." (a multiple of 32, at most the class's block). */
+        int ov[ERI_NCLASS][2], bl[ERI_NCLASS][2];
+        for (int c = 0; c < ERI_NCLASS; c++)
+            ov[c][0] = ov[c][1] = -1, bl[c][0] = bl[c][1] = 0;
+        parse_class_list(getenv("SB_ERI_BPS"), ov, 0, 64);
+        parse_class_list(getenv("SB_ERI_BLOCK"), bl, 32, 1024);
+        for (int c = 0; c < ERI_NCLASS; c++) {
+            for (int one = 0; one < 2; one++) /* only kernels compiled with the loop can be capped */
+                if (ov[c][one] >= 0 && st->loop[c][ERI_PATH_HGP][one]) st->bps[c][ERI_PATH_HGP][one] = ov[c][one];
+            const int cb = class_table(c).block;
+            st->block[c] = bl[c][0] % 32 == 0 && bl[c][0] <= cb ? bl[c][0] : 0;
+        }
+        st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
+        /* SB_ERI_GRID_MAX=n: looping launches get at most n blocks, so that a test on a small
+         * molecule makes each thread walk several quartets */
+        const char *gm = getenv("SB_ERI_GRID_MAX");
+        st->grid_max = gm ? atol(gm) : 0;
+    }
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
     return SB_OK;
+}
+
+/* A segment's kernel, block size and grid (capped by class_bps or the overrides). */
+struct shape {
+    class_kernel_t fn;
+    int block;
+    long grid;
+    int cap; /* blocks per SM, 0: uncapped */
+};
+shape launch_shape(const cu_state *st, const class_entry &e, const eri_segment &s)
+{
+    shape sh;
+    sh.fn = segment_kernel(e, s);
+    sh.block = st->block[s.cls] ? st->block[s.cls] : e.block;
+    sh.grid = (s.q1 - s.q0 + sh.block - 1) / sh.block;
+    const bool one = sh.fn != e.fn[s.path];
+    const int cap = sh.cap = st->bps[s.cls][s.path][one];
+    if (cap > 0 && sh.grid > (long)cap * st->sms) sh.grid = (long)cap * st->sms;
+    if (st->loop[s.cls][s.path][one] && st->grid_max > 0 && sh.grid > st->grid_max) sh.grid = st->grid_max;
+    return sh;
 }
 
 int cu_run(eri_batch *b)
@@ -545,7 +673,8 @@ int cu_run(eri_batch *b)
         if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
-            segment_kernel(e, *s)<<<(unsigned)((n + e.block - 1) / e.block), e.block>>>(a);
+            const shape sh = launch_shape(st, e, *s);
+            sh.fn<<<(unsigned)sh.grid, sh.block>>>(a);
             SB_CU_LAUNCH();
         }
         if (timed) SB_CU(cudaEventRecord(st->ev[k + 1], 0));
@@ -557,6 +686,11 @@ int cu_run(eri_batch *b)
             float ms = 0;
             SB_CU(cudaEventElapsedTime(&ms, st->ev[k], st->ev[k + 1]));
             b->seg_seconds[k] = 1e-3 * ms;
+            if (st->segtimes) {
+                const eri_segment *s = &w->seg[k];
+                fprintf(stderr, "SEG %d cls %d path %d nb %d nk %d n %ld ms %.4f\n", k, s->cls, s->path, s->nb, s->nk,
+                        s->q1 - s->q0, ms);
+            }
         }
     }
     return SB_OK;
@@ -583,7 +717,7 @@ void cu_release(eri_batch *b)
 }
 
 /* The (ll|ll) kernels of each path in use, l = 0..ERI_LMAX, where the worklist has such
- * quartets; grid = the class's largest segment. */
+ * quartets; grid = the launch of the class's largest segment. */
 int cu_launches(eri_batch *b, void *arr, int max)
 {
     cu_state *st = static_cast<cu_state *>(b->dev);
@@ -602,12 +736,17 @@ int cu_launches(eri_batch *b, void *arr, int max)
                     most = w->seg[k].q1 - w->seg[k].q0, big = k;
             const class_entry e = class_table(cls);
             if (!most || !e.block) continue;
-            const class_kernel_t fn = segment_kernel(e, w->seg[big]);
+            const shape sh = launch_shape(st, e, w->seg[big]);
+            const class_kernel_t fn = sh.fn;
             char name[64];
             snprintf(name, sizeof name, "eri_%s (%c%c|%c%c)%s%s", path == ERI_PATH_HGP ? "hgp" : "md", L[l], L[l], L[l],
                      L[l], l >= 2 && st->pure ? " pure" : "", fn == e.fn[path] ? "" : " 1prim");
-            if (sb_cuda_occupancy((const void *)fn, name, e.block, 0, (int)((most + e.block - 1) / e.block), out + n))
+            if (sb_cuda_occupancy((const void *)fn, name, sh.block, 0, (int)sh.grid, out + n))
                 return -1;
+            if (sh.cap > 0 && out[n].blocks_per_sm > sh.cap) { /* resident: the cap, not what would fit */
+                out[n].occupancy *= (double)sh.cap / out[n].blocks_per_sm;
+                out[n].blocks_per_sm = sh.cap;
+            }
             n++;
         }
     return n;
