@@ -90,7 +90,15 @@ static void ref_boys(double T, quad *F)
 static double worst = 0, worst_T = 0;
 static int worst_m = 0, worst_mmax = 0;
 
-/* Max over mmax and m of |eri_boys - reference| at T. */
+/* The GPU's evaluation on its own table (boys.h; the same source the device compiles). */
+static void boys_gpu_method(const double *tab, int mmax, double T, double *F)
+{
+    eri_boys_dev(tab + (size_t)mmax * ERI_BOYS_DSUB, mmax, T, F);
+}
+
+/* Max over mmax and m of |eri_boys - reference| at T (or of boys_gpu_method with the
+ * device table when `gpu`). */
+static int gpu = 0;
 static double check_T(const double *tab, double T)
 {
     quad R[MT + 1];
@@ -98,7 +106,10 @@ static double check_T(const double *tab, double T)
     double e = 0;
     for (int mmax = 0; mmax <= MT; mmax++) {
         double F[MT + 1];
-        eri_boys(tab, mmax, T, F);
+        if (gpu)
+            boys_gpu_method(tab, mmax, T, F);
+        else
+            eri_boys(tab, mmax, T, F);
         for (int m = 0; m <= mmax; m++) {
             const double d = fabs((double)((quad)F[m] - R[m]));
             if (!(d <= e)) e = d;
@@ -138,16 +149,19 @@ static void test_table_shape(void **state)
     assert_true((ERI_BOYS_NGRID - 1) / ERI_BOYS_GRID_INV >= ERI_BOYS_TMAX);
 }
 
-static void test_boys_accuracy(void **state)
+/* Largest error of the evaluation `gpu` selects over the test's T: a grid 1/4 of the
+ * table's spacing (grid points, midpoints and between), both sides of every midpoint,
+ * special values, pseudo-random T. */
+static double accuracy(const double *tab, double grid_inv)
 {
-    (void)state;
-    const double *tab = eri_boys_table();
     double e = 0, x;
-    for (int i = 0; i <= 64 * 100; i++) {
-        x = check_T(tab, i / 64.0);
+    worst = 0;
+    const int q = (int)(4 * grid_inv);
+    for (int i = 0; i <= q * 100; i++) {
+        x = check_T(tab, (double)i / q);
         if (x > e) e = x;
-        if (i % 2 == 0) { /* the nearest grid point flips at T_i + 1/32 */
-            const double mid = i / 64.0 + 1.0 / 32;
+        if (i % 4 == 0) { /* the nearest grid point flips at T_i + half a spacing */
+            const double mid = (double)i / q + 0.5 / grid_inv;
             x = check_T(tab, nextafter(mid, 0)), e = x > e ? x : e;
             x = check_T(tab, nextafter(mid, 200)), e = x > e ? x : e;
         }
@@ -167,9 +181,16 @@ static void test_boys_accuracy(void **state)
         x = check_T(tab, T);
         if (x > e) e = x;
     }
-    printf("# Boys max abs error %.3e (m %d, mmax %d, T %.17g)\n", worst, worst_m, worst_mmax,
-           worst_T);
-    assert_true(e <= 1e-14);
+    printf("# Boys (%s) max abs error %.3e (m %d, mmax %d, T %.17g)\n", gpu ? "GPU method, device table" : "host",
+           worst, worst_m, worst_mmax, worst_T);
+    return e;
+}
+
+static void test_boys_accuracy(void **state)
+{
+    (void)state;
+    gpu = 0;
+    assert_true(accuracy(eri_boys_table(), ERI_BOYS_GRID_INV) <= 1e-14);
 }
 
 /* A table entry off by 1e-13 must be caught, or the comparison above proves nothing. */
@@ -183,11 +204,14 @@ static void test_detects_bad_table(void **state)
     worst = 0;
 }
 
-/* The GPU's table (eri_boys_dev_table; the GPU's evaluation is tests/gpu_eri_brush.c):
+/* The GPU's table (eri_boys_dev_table; the device's own run is tests/gpu_eri_brush.c):
  * row i of the m sub-table holds F_{m+k}(T_i)/k!, k = 0..7, e^{-T_i} and a zero pad. Each
  * coefficient times k! must be the host table's F_{m+k}(T_i) within 1e-15 relative (both
  * are rounded once from the same long-double series, then one product), e^{-T_i} the same
- * double. */
+ * double. Then the GPU's method itself (eri_boys_dev, compiled here for the host) on that
+ * table against __float128, every m and mmax <= 12, to the same 1e-14 absolute as the host
+ * function: so the GPU's arithmetic is checked against an independent reference without a
+ * GPU as well. */
 static void test_dev_table(void **state)
 {
     (void)state;
@@ -211,6 +235,23 @@ static void test_dev_table(void **state)
         }
     printf("# device Boys table: max relative difference from the host table %.2e\n", worst_rel);
     assert_true(worst_rel <= 1e-15);
+    gpu = 1;
+    const double e = accuracy(dev, ERI_BOYS_GRID_INV);
+    gpu = 0;
+    assert_true(e <= 1e-14);
+}
+
+/* A device-table coefficient off by 1e-13 must be caught by the GPU-method check too. */
+static void test_detects_bad_dev_table(void **state)
+{
+    (void)state;
+    static double bad[ERI_BOYS_DEV_LEN];
+    memcpy(bad, eri_boys_dev_table(), sizeof bad);
+    bad[4 * ERI_BOYS_DSUB + (size_t)80 * ERI_BOYS_DROW] += 1e-13; /* F_4(5) */
+    gpu = 1;
+    const double e = check_T(bad, 5.0);
+    gpu = 0;
+    assert_true(e > 1e-14);
 }
 
 int main(void)
@@ -221,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_boys_accuracy),
         cmocka_unit_test(test_detects_bad_table),
         cmocka_unit_test(test_dev_table),
+        cmocka_unit_test(test_detects_bad_dev_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,50 +53,91 @@ size_t eri_boys_table_len(void);
  * already divided by k!, rounded once from long double), e^{-T_i}, one pad. A launch passes
  * its class's sub-table (m = la + lb + lc + ld, the only m a class function asks for), so a
  * row is 80 aligned bytes: five 16-byte loads, and Horner is 7 FMAs instead of 7 FMAs and
- * 7 multiplies. */
+ * 7 multiplies. (Tried: 7 terms on a 1/32 grid, 64-byte rows and four loads: taxol J build
+ * 913 against 914.5 ms, (ss|ss) 1 ms slower, results/h100/eri_cuda_ab/log-call16-boys32.txt.) */
 #define ERI_BOYS_DROW 10
 #define ERI_BOYS_DSUB ((size_t)ERI_BOYS_NGRID * ERI_BOYS_DROW)
 #define ERI_BOYS_DEV_LEN ((size_t)(ERI_BOYS_TABMMAX + 1) * ERI_BOYS_DSUB)
 const double *eri_boys_dev_table(void); /* ERI_BOYS_DEV_LEN doubles, built once with the host table */
 
-#ifdef __CUDA_ARCH__
-/* Device: tab is the sub-table of m = mmax (above). Differs from the host code in rounding
- * only (both well below 1e-14 absolute, tests/gpu_eri_brush.c checks every m):
- * - the grid index comes from adding 1.5 * 2^52 (the sum's low bits are rint(16 T)), not
+/* The GPU's evaluation, tab = the sub-table of m = mmax. Compiled for the device (eri_boys
+ * below) and for the host, where tests/test_eri_boys.c checks it against __float128 without
+ * a GPU. Differs from the host eri_boys in rounding only:
+ * - the grid index comes from adding 1.5 * 2^52 (the sum's low bits are rint(32 T)), not
  *   from F2I/I2F conversions, which run at a quarter of the FP64 rate;
  * - T >= TMAX takes one rsqrt (an estimate and Newton steps) instead of a division and a
  *   square root (each an estimate, Newton steps and a slow-path test). */
-__device__ static inline void eri_boys(const double *tab, int mmax, double T, double *F)
+#ifdef __CUDA_ARCH__
+#define ERI_BOYS_DEV_FN __device__ static inline
+typedef double2 eri_boys_d2;
+#define ERI_BOYS_PAIR(p, j) (((const double2 *)(p))[j]) /* rows are 16-byte aligned: LDG.128 */
+#define ERI_BOYS_LOINT(y) __double2loint(y)
+#define ERI_BOYS_RSQRT(T) rsqrt(T)
+#else
+#include <stdint.h>
+#include <string.h>
+#define ERI_BOYS_DEV_FN static inline
+typedef struct {
+    double x, y;
+} eri_boys_d2;
+static inline eri_boys_d2 eri_boys_pair(const double *p, int j)
+{
+    eri_boys_d2 r = {p[2 * j], p[2 * j + 1]};
+    return r;
+}
+static inline int eri_boys_loint(double y)
+{
+    uint64_t u;
+    memcpy(&u, &y, sizeof u);
+    return (int)(uint32_t)u;
+}
+#define ERI_BOYS_PAIR(p, j) eri_boys_pair(p, j)
+#define ERI_BOYS_LOINT(y) eri_boys_loint(y)
+#define ERI_BOYS_RSQRT(T) (1.0 / sqrt(T))
+#endif
+
+ERI_BOYS_DEV_FN void eri_boys_dev(const double *tab, int mmax, double T, double *F)
 {
     if (T < ERI_BOYS_TMAX) {
         const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
         const double y = fma(T, ERI_BOYS_GRID_INV, magic);
-        const int i = __double2loint(y);
+        const int i = ERI_BOYS_LOINT(y);
         const double x = fma(y - magic, 1.0 / ERI_BOYS_GRID_INV, -T); /* T_i - T, exact */
-        const double2 *r2 = (const double2 *)(tab + (size_t)i * ERI_BOYS_DROW);
-        const double2 c01 = r2[0], c23 = r2[1], c45 = r2[2], c67 = r2[3];
+        const double *r = tab + (size_t)i * ERI_BOYS_DROW;
+        const eri_boys_d2 c01 = ERI_BOYS_PAIR(r, 0), c23 = ERI_BOYS_PAIR(r, 1), c45 = ERI_BOYS_PAIR(r, 2),
+                          c67 = ERI_BOYS_PAIR(r, 3);
         double f = c01.x + x * (c01.y + x * (c23.x + x * (c23.y + x * (c45.x + x * (c45.y + x * (c67.x + x * c67.y))))));
         F[mmax] = f;
         if (mmax > 0) {
             const double ex = 1.0 + x * (1.0 + x * (1.0 / 2 + x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120 + x * (1.0 / 720 + x * (1.0 / 5040)))))));
-            const double e = ex * r2[4].x, t2 = T + T;
+            const double e = ex * ERI_BOYS_PAIR(r, 4).x, t2 = T + T;
+#ifdef __CUDA_ARCH__
 #pragma unroll
+#endif
             for (int m = mmax; m > 0; m--) {
                 f = (t2 * f + e) * (1.0 / (2 * m - 1));
                 F[m - 1] = f;
             }
         }
     } else {
-        const double s = rsqrt(T);
+        const double s = ERI_BOYS_RSQRT(T);
         double f = 0.88622692545275801365 * s; /* sqrt(pi)/2 / sqrt(T) */
         F[0] = f;
         const double h = 0.5 * s * s;
+#ifdef __CUDA_ARCH__
 #pragma unroll
+#endif
         for (int m = 1; m <= mmax; m++) {
             f *= (double)(2 * m - 1) * h;
             F[m] = f;
         }
     }
+}
+
+#ifdef __CUDA_ARCH__
+__device__ static inline void eri_boys(const double *tab, int mmax, double T, double *F)
+{
+    eri_boys_dev(tab, mmax, T, F);
 }
 #else
 ERI_HD static inline void eri_boys(const double *tab, int mmax, double T, double *F)
