@@ -3,11 +3,11 @@
  * One thread per canonical shell quartet, or, for the kernels with a blocks-per-SM cap
  * (class_bps), a fixed grid whose threads walk the quartets with a stride. The worklist's
  * segments share a class and a contraction pattern, so each segment is one launch of the
- * kernel instantiated for its
- * (class, path): every thread of a launch runs the same straight-line generated code
- * (eri_hgp_* or eri_md_*, then eri_sph_* when d shells are pure) with the same primitive
- * loop counts, and no warp diverges inside the integral code. The Cartesian block lives in
- * local memory (up to 6^4 doubles for (dd|dd)); L1/L2 hold it for the digest that follows.
+ * kernel instantiated for its (class, path): every thread of a launch runs the same
+ * straight-line generated code (eri_hgp_* or eri_md_*, then eri_sph_* when d shells are
+ * pure) with the same primitive loop counts, and no warp diverges inside the integral code.
+ * The Cartesian block lives in local memory (up to 6^4 doubles for (dd|dd)); L1/L2 hold it
+ * for the digest that follows.
  *
  * Digest: the Coulomb contraction of eri.h (above eri_coulomb_finish) with double
  * atomicAdd into M; quartets of a segment hit many different M elements, so collisions
@@ -204,7 +204,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
  * 2.7 -> 7.3 + 1.7, (pp|ss), (ps|ps), (ds|pp), (ds|ds), (dp|pp), (dp|ds) 5-35 % on one of
  * their kernels. Lost under every cap tried (2-6 blocks of 128 threads; 1-6 of 64 or 32):
  * (ss|ss) (72 -> 97 ms at 6), (ps|ss), (ds|ss), (dd|dd) and (dd|dp)'s contracted kernel
- * (frames of 16-35 KB: DRAM either way). Logs: results/h100/eri_cuda_ab/call1[1-5]*. */
+ * (frames of 16-35 KB: DRAM either way). Logs: results/h100/eri_cuda_ab/log-call1[1-5]-*. */
 __host__ __device__ constexpr int class_bps(int path, int la, int lb, int lc, int ld, bool one)
 {
     if (path != ERI_PATH_HGP) return 0;
