@@ -142,8 +142,15 @@ static void test_digest_strided(void **state)
     setenv("SB_ERI_BLOCK", blocks, 1);
     setenv("SB_ERI_GRID_MAX", "1", 1);
     check_digest(1);
+}
+
+/* teardown: also after a failed assertion, so the later tests run with the default launches */
+static int unset_launch_env(void **state)
+{
+    (void)state;
     unsetenv("SB_ERI_BLOCK");
     unsetenv("SB_ERI_GRID_MAX");
+    return 0;
 }
 
 static void test_store(void **state)
@@ -293,7 +300,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian),
-        cmocka_unit_test(test_digest_strided), cmocka_unit_test(test_store),
+        cmocka_unit_test_teardown(test_digest_strided, unset_launch_env), cmocka_unit_test(test_store),
         cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

@@ -90,26 +90,24 @@ static void ref_boys(double T, quad *F)
 static double worst = 0, worst_T = 0;
 static int worst_m = 0, worst_mmax = 0;
 
-/* The GPU's evaluation on its own table (boys.h; the same source the device compiles). */
+/* An evaluation under test: the host's eri_boys on the host table, or the GPU's method
+ * (eri_boys_dev, the same source the device compiles) on the device table. */
+typedef void (*boys_fn)(const double *tab, int mmax, double T, double *F);
+static void boys_host(const double *tab, int mmax, double T, double *F) { eri_boys(tab, mmax, T, F); }
 static void boys_gpu_method(const double *tab, int mmax, double T, double *F)
 {
     eri_boys_dev(tab + (size_t)mmax * ERI_BOYS_DSUB, mmax, T, F);
 }
 
-/* Max over mmax and m of |eri_boys - reference| at T (or of boys_gpu_method with the
- * device table when `gpu`). */
-static int gpu = 0;
-static double check_T(const double *tab, double T)
+/* Max over mmax and m of |f - reference| at T. */
+static double check_T(boys_fn f, const double *tab, double T)
 {
     quad R[MT + 1];
     ref_boys(T, R);
     double e = 0;
     for (int mmax = 0; mmax <= MT; mmax++) {
         double F[MT + 1];
-        if (gpu)
-            boys_gpu_method(tab, mmax, T, F);
-        else
-            eri_boys(tab, mmax, T, F);
+        f(tab, mmax, T, F);
         for (int m = 0; m <= mmax; m++) {
             const double d = fabs((double)((quad)F[m] - R[m]));
             if (!(d <= e)) e = d;
@@ -149,28 +147,28 @@ static void test_table_shape(void **state)
     assert_true((ERI_BOYS_NGRID - 1) / ERI_BOYS_GRID_INV >= ERI_BOYS_TMAX);
 }
 
-/* Largest error of the evaluation `gpu` selects over the test's T: a grid 1/4 of the
+/* Largest error of f over the test's T: a grid 1/4 of the
  * table's spacing (grid points, midpoints and between), both sides of every midpoint,
  * special values, pseudo-random T. */
-static double accuracy(const double *tab, double grid_inv)
+static double accuracy(boys_fn f, const double *tab, double grid_inv)
 {
     double e = 0, x;
     worst = 0;
     const int q = (int)(4 * grid_inv);
     for (int i = 0; i <= q * 100; i++) {
-        x = check_T(tab, (double)i / q);
+        x = check_T(f, tab, (double)i / q);
         if (x > e) e = x;
         if (i % 4 == 0) { /* the nearest grid point flips at T_i + half a spacing */
             const double mid = (double)i / q + 0.5 / grid_inv;
-            x = check_T(tab, nextafter(mid, 0)), e = x > e ? x : e;
-            x = check_T(tab, nextafter(mid, 200)), e = x > e ? x : e;
+            x = check_T(f, tab, nextafter(mid, 0)), e = x > e ? x : e;
+            x = check_T(f, tab, nextafter(mid, 200)), e = x > e ? x : e;
         }
     }
     const double special[] = {0, 5e-324, 1e-300, 1e-30, 1e-16, 1e-12, 1e-8, 1e-4, 1.0 / 64 / 3,
                               nextafter(ERI_BOYS_TMAX, 0), ERI_BOYS_TMAX,
                               nextafter(ERI_BOYS_TMAX, 100), 36.015625, 35.98, 100, 120, 1e3};
     for (size_t i = 0; i < sizeof special / sizeof *special; i++) {
-        x = check_T(tab, special[i]);
+        x = check_T(f, tab, special[i]);
         if (x > e) e = x;
     }
     uint64_t s = 12345;
@@ -178,10 +176,10 @@ static double accuracy(const double *tab, double grid_inv)
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         const double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
         const double T = i % 2 ? 100 * u : pow(10, -12 + 14 * u); /* uniform; log-uniform */
-        x = check_T(tab, T);
+        x = check_T(f, tab, T);
         if (x > e) e = x;
     }
-    printf("# Boys (%s) max abs error %.3e (m %d, mmax %d, T %.17g)\n", gpu ? "GPU method, device table" : "host",
+    printf("# Boys (%s) max abs error %.3e (m %d, mmax %d, T %.17g)\n", f == boys_host ? "host" : "GPU method, device table",
            worst, worst_m, worst_mmax, worst_T);
     return e;
 }
@@ -189,8 +187,7 @@ static double accuracy(const double *tab, double grid_inv)
 static void test_boys_accuracy(void **state)
 {
     (void)state;
-    gpu = 0;
-    assert_true(accuracy(eri_boys_table(), ERI_BOYS_GRID_INV) <= 1e-14);
+    assert_true(accuracy(boys_host, eri_boys_table(), ERI_BOYS_GRID_INV) <= 1e-14);
 }
 
 /* A table entry off by 1e-13 must be caught, or the comparison above proves nothing. */
@@ -200,7 +197,7 @@ static void test_detects_bad_table(void **state)
     static double bad[ERI_BOYS_LEN];
     memcpy(bad, eri_boys_table(), sizeof bad);
     bad[(size_t)80 * ERI_BOYS_ROW + 4] += 1e-13; /* F_4(5) */
-    assert_true(check_T(bad, 5.0) > 1e-14);
+    assert_true(check_T(boys_host, bad, 5.0) > 1e-14);
     worst = 0;
 }
 
@@ -235,10 +232,7 @@ static void test_dev_table(void **state)
         }
     printf("# device Boys table: max relative difference from the host table %.2e\n", worst_rel);
     assert_true(worst_rel <= 1e-15);
-    gpu = 1;
-    const double e = accuracy(dev, ERI_BOYS_GRID_INV);
-    gpu = 0;
-    assert_true(e <= 1e-14);
+    assert_true(accuracy(boys_gpu_method, dev, ERI_BOYS_GRID_INV) <= 1e-14);
 }
 
 /* A device-table coefficient off by 1e-13 must be caught by the GPU-method check too. */
@@ -248,10 +242,7 @@ static void test_detects_bad_dev_table(void **state)
     static double bad[ERI_BOYS_DEV_LEN];
     memcpy(bad, eri_boys_dev_table(), sizeof bad);
     bad[4 * ERI_BOYS_DSUB + (size_t)80 * ERI_BOYS_DROW] += 1e-13; /* F_4(5) */
-    gpu = 1;
-    const double e = check_T(bad, 5.0);
-    gpu = 0;
-    assert_true(e > 1e-14);
+    assert_true(check_T(boys_gpu_method, bad, 5.0) > 1e-14);
 }
 
 int main(void)

@@ -374,24 +374,90 @@ struct cu_state {
     int nev;
     int sms;                          /* multiprocessors */
     int bps[ERI_NCLASS][ERI_NPATH][2]; /* class_bps, [one]; SB_ERI_BPS overrides */
-    bool loop[ERI_NCLASS][ERI_NPATH][2]; /* the kernel has the grid-stride loop (class_bps > 0) */
     int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
-    long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch */
+    long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch, 0: none */
     int segtimes;                     /* SB_ERI_SEGTIMES: print each segment's time */
 };
 
-/* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a); a malformed entry ends the list. */
-void parse_class_list(const char *e, int v[][2], int lo, int hi)
+/* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a): 0, or -1 for an entry that is
+ * malformed or has a class outside 0..ERI_NCLASS-1 or a value outside lo..hi. */
+int parse_class_list(const char *e, int v[][2], int lo, int hi)
 {
     while (e && *e) {
         int c = -1, b0 = 0, b1 = -1, used = 0;
-        if (sscanf(e, "%d:%d%n", &c, &b0, &used) < 2) return;
+        if (sscanf(e, "%d:%d%n", &c, &b0, &used) < 2) return -1;
         e += used;
-        if (*e == ':' && sscanf(e, ":%d%n", &b1, &used) == 1) e += used;
-        if (c >= 0 && c < ERI_NCLASS && b0 >= lo && b0 <= hi && (b1 < 0 || b1 <= hi))
-            v[c][0] = b0, v[c][1] = b1 < 0 ? b0 : b1;
+        if (*e == ':') {
+            if (sscanf(e, ":%d%n", &b1, &used) != 1) return -1;
+            e += used;
+        }
+        if (c < 0 || c >= ERI_NCLASS || b0 < lo || b0 > hi || (b1 >= 0 && (b1 < lo || b1 > hi)) || (*e && *e != ','))
+            return -1;
+        v[c][0] = b0, v[c][1] = b1 < 0 ? b0 : b1;
         if (*e == ',') e++;
     }
+    return 0;
+}
+
+/* Whether the kernel that runs (class, path, single-primitive) has the grid-stride loop. */
+bool kernel_loops(const class_entry &e, int path, bool one)
+{
+    return e.block && class_bps(path, e.l[0], e.l[1], e.l[2], e.l[3], one) > 0;
+}
+
+/* Blocks per SM, block sizes and the tuning overrides:
+ * SB_ERI_BPS="cls:general[:single-primitive],..." blocks per SM of the HGP kernels, 0..64
+ * (0 = uncapped; only kernels with a cap in class_bps have the grid-stride loop);
+ * SB_ERI_BLOCK="cls:threads,..." a multiple of 32 up to the class's block;
+ * SB_ERI_GRID_MAX=n (tests): looping launches get at most n blocks, so that a small molecule
+ * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each segment's time. */
+int launch_config(cu_state *st)
+{
+    int dev = 0;
+    SB_CU(cudaGetDevice(&dev));
+    SB_CU(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
+    int ov[ERI_NCLASS][2], bl[ERI_NCLASS][2];
+    for (int c = 0; c < ERI_NCLASS; c++) ov[c][0] = ov[c][1] = -1, bl[c][0] = bl[c][1] = 0;
+    const char *ebps = getenv("SB_ERI_BPS"), *eblk = getenv("SB_ERI_BLOCK"), *egm = getenv("SB_ERI_GRID_MAX");
+    if (parse_class_list(ebps, ov, 0, 64)) {
+        sb_error("eri_brush cuda: SB_ERI_BPS='%s': expected cls:blocks[:blocks],... with cls 0..%d and 0..64 blocks per SM",
+                 ebps, ERI_NCLASS - 1);
+        return SB_EXIT_USAGE;
+    }
+    if (parse_class_list(eblk, bl, 32, 1024)) {
+        sb_error("eri_brush cuda: SB_ERI_BLOCK='%s': expected cls:threads,... with cls 0..%d and 32..1024 threads", eblk,
+                 ERI_NCLASS - 1);
+        return SB_EXIT_USAGE;
+    }
+    char *end = NULL;
+    st->grid_max = egm ? strtol(egm, &end, 10) : 0;
+    if (egm && (end == egm || *end || st->grid_max < 1)) {
+        sb_error("eri_brush cuda: SB_ERI_GRID_MAX='%s': expected a positive number of blocks", egm);
+        return SB_EXIT_USAGE;
+    }
+    for (int c = 0; c < ERI_NCLASS; c++) {
+        const class_entry e = class_table(c);
+        for (int p = 0; p < ERI_NPATH; p++)
+            for (int one = 0; one < 2; one++) {
+                st->bps[c][p][one] = kernel_loops(e, p, one) ? class_bps(p, e.l[0], e.l[1], e.l[2], e.l[3], one) : 0;
+                if (p != ERI_PATH_HGP || ov[c][one] < 0) continue;
+                if (!kernel_loops(e, p, one) && ov[c][one] > 0) {
+                    sb_error("eri_brush cuda: SB_ERI_BPS: class %d (%s kernel) has no cap in class_bps, so no "
+                             "grid-stride loop to cap",
+                             c, one ? "single-primitive" : "general");
+                    return SB_EXIT_USAGE;
+                }
+                st->bps[c][p][one] = ov[c][one];
+            }
+        if (bl[c][0] && (bl[c][0] % 32 || bl[c][0] > e.block)) {
+            sb_error("eri_brush cuda: SB_ERI_BLOCK: class %d: %d threads, expected a multiple of 32 up to %d", c,
+                     bl[c][0], e.block);
+            return SB_EXIT_USAGE;
+        }
+        st->block[c] = bl[c][0];
+    }
+    st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
+    return SB_OK;
 }
 
 void release_state(cu_state *st)
@@ -581,39 +647,7 @@ int cu_prepare(eri_batch *b)
         if ((rc = upload(&st->store_off, w->store_off, (size_t)w->nq + 1))) return rc;
         SB_CU(cudaMalloc(&st->store, (st->nstore ? (size_t)st->nstore : 1) * sizeof(double)));
     }
-    {
-        int dev = 0;
-        SB_CU(cudaGetDevice(&dev));
-        SB_CU(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
-        for (int c = 0; c < ERI_NCLASS; c++) {
-            const class_entry e = class_table(c);
-            for (int p = 0; p < ERI_NPATH; p++)
-                for (int one = 0; one < 2; one++) {
-                    st->bps[c][p][one] = e.block ? class_bps(p, e.l[0], e.l[1], e.l[2], e.l[3], one) : 0;
-                    st->loop[c][p][one] = st->bps[c][p][one] > 0;
-                }
-        }
-        /* Tuning overrides, for measuring other caps and block sizes without a rebuild:
-         * SB_ERI_BPS="cls:general[:single-primitive],..." blocks per SM, HGP (0 = uncapped;
-         * only for kernels with a cap in class_bps: the others have no grid-stride loop);
-         * SB_ERI_BLOCK="cls:threads,..." (a multiple of 32, at most the class's block). */
-        int ov[ERI_NCLASS][2], bl[ERI_NCLASS][2];
-        for (int c = 0; c < ERI_NCLASS; c++)
-            ov[c][0] = ov[c][1] = -1, bl[c][0] = bl[c][1] = 0;
-        parse_class_list(getenv("SB_ERI_BPS"), ov, 0, 64);
-        parse_class_list(getenv("SB_ERI_BLOCK"), bl, 32, 1024);
-        for (int c = 0; c < ERI_NCLASS; c++) {
-            for (int one = 0; one < 2; one++) /* only kernels compiled with the loop can be capped */
-                if (ov[c][one] >= 0 && st->loop[c][ERI_PATH_HGP][one]) st->bps[c][ERI_PATH_HGP][one] = ov[c][one];
-            const int cb = class_table(c).block;
-            st->block[c] = bl[c][0] % 32 == 0 && bl[c][0] <= cb ? bl[c][0] : 0;
-        }
-        st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
-        /* SB_ERI_GRID_MAX=n: looping launches get at most n blocks, so that a test on a small
-         * molecule makes each thread walk several quartets */
-        const char *gm = getenv("SB_ERI_GRID_MAX");
-        st->grid_max = gm ? atol(gm) : 0;
-    }
+    if ((rc = launch_config(st))) return rc;
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
@@ -636,7 +670,7 @@ shape launch_shape(const cu_state *st, const class_entry &e, const eri_segment &
     const bool one = sh.fn != e.fn[s.path];
     const int cap = sh.cap = st->bps[s.cls][s.path][one];
     if (cap > 0 && sh.grid > (long)cap * st->sms) sh.grid = (long)cap * st->sms;
-    if (st->loop[s.cls][s.path][one] && st->grid_max > 0 && sh.grid > st->grid_max) sh.grid = st->grid_max;
+    if (kernel_loops(e, s.path, one) && st->grid_max > 0 && sh.grid > st->grid_max) sh.grid = st->grid_max;
     return sh;
 }
 
