@@ -186,28 +186,28 @@ static void test_paths(void **state)
     REQUIRE_GPU(NULL);
     water c;
     water_build(&c, 1);
-    double *M[ERI_NPATH], *Mr = malloc(sizeof(double) * c.nbf2);
+    double *M[ERI_PATH_JENG + 1], *Mr = malloc(sizeof(double) * c.nbf2);
     assert_non_null(Mr);
     run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
     const double scale = max_abs(Mr, c.nbf2);
     eri_worklist w = c.w; /* shares everything but the segments */
     w.seg = malloc(sizeof(eri_segment) * (size_t)c.w.nseg);
     assert_non_null(w.seg);
-    for (int path = 0; path < ERI_NPATH; path++) {
+    static const char *const name[] = {"HGP", "MD", "J engine"};
+    for (int path = 0; path <= ERI_PATH_JENG; path++) {
         memcpy(w.seg, c.w.seg, sizeof(eri_segment) * (size_t)c.w.nseg);
         for (int k = 0; k < w.nseg; k++) w.seg[k].path = path;
         M[path] = malloc(sizeof(double) * c.nbf2);
         assert_non_null(M[path]);
         run_ops(CUDA_OPS, &c, &w, ERI_MODE_DIGEST, M[path]);
         const double d = max_diff(M[path], Mr, c.nbf2);
-        print_message("all segments %s: max |dM| vs reference %.2e (%.1e rel)\n", path == ERI_PATH_HGP ? "HGP" : "MD",
-                      d, d / scale);
+        print_message("all segments %s: max |dM| vs reference %.2e (%.1e rel)\n", name[path], d, d / scale);
         assert_true(d <= 1e-11 * scale);
     }
     const double d = max_diff(M[ERI_PATH_HGP], M[ERI_PATH_MD], c.nbf2);
     print_message("HGP vs MD: max |dM| %.2e (%.1e rel)\n", d, d / scale);
     assert_true(d <= 1e-12 * scale);
-    for (int path = 0; path < ERI_NPATH; path++) free(M[path]);
+    for (int path = 0; path <= ERI_PATH_JENG; path++) free(M[path]);
     free(w.seg), free(Mr);
     water_free(&c);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "eri_brush/eri.h"
+#include "eri_brush/jengine.h"
 #include "eri_brush/boys.h"
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
@@ -368,11 +369,20 @@ static void flop_model(void **state)
                 assert_int_equal(eri_path_choose(cls, nb, nk, -1), m < h ? ERI_PATH_MD : ERI_PATH_HGP);
                 assert_int_equal(eri_path_choose(cls, nb, nk, ERI_PATH_MD), ERI_PATH_MD);
                 assert_int_equal(eri_path_choose(cls, nb, nk, ERI_PATH_HGP), ERI_PATH_HGP);
+                assert_int_equal(eri_path_choose(cls, nb, nk, ERI_PATH_JENG), ERI_PATH_JENG);
+                /* the J engine: per primitive quartet only, its transforms are per pair */
+                const double fj = eri_je_flops_prim(g->l[0] + g->l[1], g->l[2] + g->l[3]);
+                assert_true(fj > 0.0);
+                assert_true(eri_quartet_flops(cls, ERI_PATH_JENG, nb, nk, 1) == nb * nk * fj);
             }
+        /* digest mode's auto takes the J engine for the high classes only (measured rule) */
+        const int L = g->l[0] + g->l[1] + g->l[2] + g->l[3];
+        assert_int_equal(eri_path_digest_jeng(cls), L >= ERI_JENG_LMIN);
     }
     /* (ss|ss): the two paths do the same work; a tie goes to HGP */
     assert_true(eri_quartet_flops(0, ERI_PATH_HGP, 1, 1, 0) == eri_quartet_flops(0, ERI_PATH_MD, 1, 1, 0));
     assert_int_equal(eri_path_choose(0, 1, 1, -1), ERI_PATH_HGP);
+    assert_true(eri_path_digest_jeng(ERI_NCLASS - 1) && !eri_path_digest_jeng(0)); /* (dd|dd), (ss|ss) */
 }
 
 int main(void)

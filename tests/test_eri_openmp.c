@@ -155,16 +155,48 @@ static void test_digest_reproducible(void **state)
     free(a), free(b), free(one);
 }
 
+/* The J engine (path=jeng) forms no integrals: its M against the reference's, and, as for
+ * the other paths, bit-for-bit equal at a fixed thread count. */
+static double *run_jeng(const tcase *c, int threads, int timed)
+{
+    tcase j = *c; /* shares everything but the segments */
+    j.w.seg = malloc(sizeof(eri_segment) * (size_t)c->w.nseg);
+    assert_non_null(j.w.seg);
+    for (int k = 0; k < c->w.nseg; k++) j.w.seg[k] = c->w.seg[k], j.w.seg[k].path = ERI_PATH_JENG;
+    double *M = run_ops(&eri_ops_openmp_simd, &j, ERI_MODE_DIGEST, threads, timed);
+    free(j.w.seg);
+    return M;
+}
+
+static void test_jeng_matches_reference(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    const size_t n = (size_t)c->bas.nbf * c->bas.nbf;
+    double *ref = run_ops(&eri_ops_reference, c, ERI_MODE_DIGEST, 1, 0);
+    double *a = run_jeng(c, 3, 0), *b = run_jeng(c, 3, 1), *one = run_jeng(c, 1, 0);
+    const double scale = max_abs(ref, n), d = max_diff(ref, a, n), d1 = max_diff(a, one, n);
+    print_message("jeng digest: max|M| %.6g, max|dM| vs reference %.3g (%.1e rel), 1 vs 3 threads %.3g\n", scale, d,
+                  d / scale, d1);
+    assert_true(scale > 0.1);
+    assert_true(d <= 1e-11 * scale);
+    assert_memory_equal(a, b, n * sizeof(double));
+    assert_true(d1 <= 1e-13 * scale);
+    free(ref), free(a), free(b), free(one);
+}
+
 int main(void)
 {
     const struct CMUnitTest pure[] = {
         cmocka_unit_test(test_digest_matches_reference),
         cmocka_unit_test(test_store_matches_reference),
         cmocka_unit_test(test_digest_reproducible),
+        cmocka_unit_test(test_jeng_matches_reference),
     };
     const struct CMUnitTest cart[] = {
         cmocka_unit_test(test_digest_matches_reference),
         cmocka_unit_test(test_store_matches_reference),
+        cmocka_unit_test(test_jeng_matches_reference),
     };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 2 waters cc-pvdz (Cartesian)", cart, setup_water2_cart, teardown);

@@ -51,6 +51,8 @@ extern "C" {
 }
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
+#define ERI_JE_ADD(ptr, v) atomicAdd((ptr), (v))
+#include "eri_brush/jengine.h"
 #include "sb_cuda.h"
 
 namespace {
@@ -327,6 +329,8 @@ class_kernel_t class_one_kernel()
         return nullptr;
 }
 
+#include "eri_brush/jengine_cuda.cuh"
+
 struct class_entry {
     class_kernel_t fn[ERI_NPATH];
     class_kernel_t one[ERI_NPATH]; /* for segments with nb = nk = 1, or nullptr */
@@ -377,6 +381,11 @@ struct cu_state {
     int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
     long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch, 0: none */
     int segtimes;                     /* SB_ERI_SEGTIMES: print each segment's time */
+    int je;                           /* some segment runs the J engine (digest, path=jeng) */
+    int je_bps[ERI_NCLASS];           /* J-engine kernels' blocks per SM, 0: uncapped; SB_ERI_JENG_BPS */
+    long nje;                         /* Hermite values over all primitive pairs */
+    je_pair *jp;
+    double *H, *G, *T;
 };
 
 /* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a): 0, or -1 for an entry that is
@@ -410,7 +419,9 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * (0 = uncapped; only kernels with a cap in class_bps have the grid-stride loop);
  * SB_ERI_BLOCK="cls:threads,..." a multiple of 32 up to the class's block;
  * SB_ERI_GRID_MAX=n (tests): looping launches get at most n blocks, so that a small molecule
- * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each segment's time. */
+ * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each segment's time;
+ * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
+ * unlisted classes keep je_class_bps). */
 int launch_config(cu_state *st)
 {
     int dev = 0;
@@ -456,6 +467,18 @@ int launch_config(cu_state *st)
         }
         st->block[c] = bl[c][0];
     }
+    const char *ejb = getenv("SB_ERI_JENG_BPS");
+    int jb[ERI_NCLASS][2];
+    for (int c = 0; c < ERI_NCLASS; c++) jb[c][0] = jb[c][1] = -1; /* -1: the class's default */
+    if (parse_class_list(ejb, jb, 0, 64)) {
+        sb_error("eri_brush cuda: SB_ERI_JENG_BPS='%s': expected cls:blocks,... with cls 0..%d and 0..64 blocks per SM",
+                 ejb, ERI_NCLASS - 1);
+        return SB_EXIT_USAGE;
+    }
+    for (int c = 0; c < ERI_NCLASS; c++) {
+        const class_entry e = class_table(c);
+        st->je_bps[c] = jb[c][0] >= 0 ? jb[c][0] : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
+    }
     st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
     return SB_OK;
 }
@@ -473,6 +496,10 @@ void release_state(cu_state *st)
     cudaFree(st->store);
     cudaFree(st->q);
     cudaFree(st->store_off);
+    cudaFree(st->jp);
+    cudaFree(st->H);
+    cudaFree(st->G);
+    cudaFree(st->T);
     for (int i = 0; i < st->nev; i++) cudaEventDestroy(st->ev[i]);
     free(st->ev);
     free(st);
@@ -524,9 +551,10 @@ int check_batch(const eri_batch *b)
                      ERI_NCLASS - 1);
             return SB_EXIT_USAGE;
         }
-        if (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD) {
-            sb_error("eri_brush cuda: segment %d: path %d: accepted %d (HGP) or %d (MD)", k, s->path, ERI_PATH_HGP,
-                     ERI_PATH_MD);
+        const bool je = s->path == ERI_PATH_JENG && b->mode == ERI_MODE_DIGEST;
+        if (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD && !je) {
+            sb_error("eri_brush cuda: segment %d: path %d: accepted %d (HGP), %d (MD) or, in digest mode, %d (J engine)",
+                     k, s->path, ERI_PATH_HGP, ERI_PATH_MD, ERI_PATH_JENG);
             return SB_EXIT_USAGE;
         }
         if (s->q0 < 0 || s->q1 < s->q0 || s->q1 > w->nq || (s->q1 - s->q0 + e.block - 1) / e.block > 0x7fffffffL) {
@@ -593,6 +621,45 @@ int upload(T **dst, const T *src, size_t n)
 /* The device's Boys table (boys.h: one sub-table per m). */
 int upload_boys(double **dst) { return upload(dst, eri_boys_dev_table(), ERI_BOYS_DEV_LEN); }
 
+/* The J engine's per-pair data, densities and potentials, when a segment runs it. */
+int je_prepare(cu_state *st, const eri_batch *b)
+{
+    for (int k = 0; k < b->w->nseg; k++) st->je |= b->mode == ERI_MODE_DIGEST && b->w->seg[k].path == ERI_PATH_JENG;
+    if (!st->je) return SB_OK;
+    const eri_pairs *ps = b->ps;
+    const size_t np = (size_t)(ps->npair ? ps->npair : 1);
+    long *hoff = static_cast<long *>(malloc(sizeof(long) * np));
+    je_pair *hj = static_cast<je_pair *>(malloc(sizeof(je_pair) * np));
+    double *T = static_cast<double *>(malloc(sizeof(double) * ERI_NPAIRCLASS * ERI_JE_TMAX));
+    int rc = SB_OK;
+    if (!hoff || !hj || !T) {
+        sb_error("eri_brush cuda: out of host memory for the J engine's %ld pairs", ps->npair);
+        rc = SB_EXIT_RUNTIME;
+    } else if ((st->nje = eri_je_layout(ps, hoff)) > 0x7fffffffL) {
+        sb_error("eri_brush cuda: path=jeng: %ld Hermite values, more than the 32-bit offsets hold", st->nje);
+        rc = SB_EXIT_RUNTIME;
+    } else {
+        for (long k = 0; k < ps->npair; k++) hj[k] = je_pair{ps->pair[k].cls, ps->pair[k].npp, (int)hoff[k], 0};
+        eri_je_sph_tables(st->pure, T);
+        rc = upload(&st->jp, hj, (size_t)ps->npair);
+        if (!rc) rc = upload(&st->T, T, (size_t)ERI_NPAIRCLASS * ERI_JE_TMAX);
+    }
+    free(hoff), free(hj), free(T);
+    if (rc) return rc;
+    SB_CU(cudaMalloc(&st->H, (size_t)(st->nje ? st->nje : 1) * sizeof(double)));
+    SB_CU(cudaMalloc(&st->G, (size_t)(st->nje ? st->nje : 1) * sizeof(double)));
+    return SB_OK;
+}
+
+je_pass je_pass_args(const cu_state *st, const eri_batch *b)
+{
+    je_pass p;
+    p.npair = b->ps->npair, p.nbf = st->nbf, p.pure = st->pure, p.used = eri_je_pair_classes(b->w);
+    p.pair = st->pair, p.jp = st->jp, p.prim = st->prim, p.T = st->T, p.D = st->D, p.G = st->G;
+    p.H = st->H, p.M = st->M;
+    return p;
+}
+
 int cu_prepare(eri_batch *b)
 {
     int rc = check_batch(b);
@@ -648,6 +715,7 @@ int cu_prepare(eri_batch *b)
         SB_CU(cudaMalloc(&st->store, (st->nstore ? (size_t)st->nstore : 1) * sizeof(double)));
     }
     if ((rc = launch_config(st))) return rc;
+    if ((rc = je_prepare(st, b))) return rc;
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
@@ -690,6 +758,13 @@ int cu_run(eri_batch *b)
     const bool timed = b->seg_seconds != NULL;
     if (st->mode == ERI_MODE_DIGEST)
         SB_CU(cudaMemsetAsync(st->M, 0, (size_t)st->nbf * st->nbf * sizeof(double), 0));
+    const je_pass jpass = st->je ? je_pass_args(st, b) : je_pass{};
+    const unsigned jgrid = (unsigned)((b->ps->npair + 127) / 128);
+    if (st->je && b->ps->npair > 0) {
+        SB_CU(cudaMemsetAsync(st->G, 0, (size_t)st->nje * sizeof(double), 0));
+        je_pair_kernel<false><<<jgrid, 128>>>(jpass);
+        SB_CU_LAUNCH();
+    }
     if (timed) SB_CU(cudaEventRecord(st->ev[0], 0));
     kargs a = {};
     a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB;
@@ -700,11 +775,19 @@ int cu_run(eri_batch *b)
         const class_entry e = class_table(s->cls);
         const long n = s->q1 - s->q0;
         /* the path may be chosen again between runs (tests force one); the class is checked */
-        if (!e.block || (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD)) {
+        const bool je = s->path == ERI_PATH_JENG;
+        if (!e.block || (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD && !(je && st->je))) {
             sb_error("eri_brush cuda: segment %d: class %d path %d has no kernel", k, s->cls, s->path);
             return SB_EXIT_RUNTIME;
         }
-        if (n > 0) {
+        if (je && n > 0) {
+            je_args ja = {st->q, s->q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
+                          st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G};
+            long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
+            if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
+            je_kernel(s->cls)<<<(unsigned)grid, e.block>>>(ja);
+            SB_CU_LAUNCH();
+        } else if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
             const shape sh = launch_shape(st, e, *s);
@@ -712,6 +795,10 @@ int cu_run(eri_batch *b)
             SB_CU_LAUNCH();
         }
         if (timed) SB_CU(cudaEventRecord(st->ev[k + 1], 0));
+    }
+    if (st->je && b->ps->npair > 0) {
+        je_pair_kernel<true><<<jgrid, 128>>>(jpass);
+        SB_CU_LAUNCH();
     }
     if (timed) {
         /* waiting here only moves the harness's own wait forward */
@@ -760,7 +847,7 @@ int cu_launches(eri_batch *b, void *arr, int max)
     const eri_worklist *w = b->w;
     static const char L[] = "spdfg";
     int n = 0;
-    for (int path = 0; path < ERI_NPATH; path++)
+    for (int path = 0; path <= ERI_PATH_JENG; path++)
         for (int l = 0; l <= ERI_LMAX && n < max; l++) {
             const int pc = eri_pair_class(l, l), cls = eri_quartet_class(pc, pc);
             long most = 0;
@@ -770,9 +857,22 @@ int cu_launches(eri_batch *b, void *arr, int max)
                     most = w->seg[k].q1 - w->seg[k].q0, big = k;
             const class_entry e = class_table(cls);
             if (!most || !e.block) continue;
+            char name[64];
+            if (path == ERI_PATH_JENG) {
+                const int cap = st->je_bps[cls];
+                long grid = (most + e.block - 1) / e.block;
+                if (cap > 0 && grid > (long)cap * st->sms) grid = (long)cap * st->sms;
+                snprintf(name, sizeof name, "eri_jeng (%c%c|%c%c)", L[l], L[l], L[l], L[l]);
+                if (sb_cuda_occupancy((const void *)je_kernel(cls), name, e.block, 0, (int)grid, out + n)) return -1;
+                if (cap > 0 && out[n].blocks_per_sm > cap) {
+                    out[n].occupancy *= (double)cap / out[n].blocks_per_sm;
+                    out[n].blocks_per_sm = cap;
+                }
+                n++;
+                continue;
+            }
             const shape sh = launch_shape(st, e, w->seg[big]);
             const class_kernel_t fn = sh.fn;
-            char name[64];
             snprintf(name, sizeof name, "eri_%s (%c%c|%c%c)%s%s", path == ERI_PATH_HGP ? "hgp" : "md", L[l], L[l], L[l],
                      L[l], l >= 2 && st->pure ? " pure" : "", fn == e.fn[path] ? "" : " 1prim");
             if (sb_cuda_occupancy((const void *)fn, name, sh.block, 0, (int)sh.grid, out + n))

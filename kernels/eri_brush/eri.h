@@ -135,7 +135,9 @@ typedef struct {
     int P, Q;
 } eri_quartet;
 
-enum { ERI_PATH_HGP = 0, ERI_PATH_MD = 1, ERI_NPATH = 2 };
+/* HGP and MD are generated per class (ERI_NPATH of them); the J engine (jengine.h) is
+ * generic code for digest mode only. */
+enum { ERI_PATH_HGP = 0, ERI_PATH_MD = 1, ERI_NPATH = 2, ERI_PATH_JENG = ERI_NPATH };
 
 /* A run of quartets of one class and one contraction pattern (npp of bra and ket): the
  * unit of dispatch (one CUDA launch; one OpenMP work list). */
@@ -288,9 +290,14 @@ typedef struct {
     double flops_contr[ERI_NPATH]; /* per contracted quartet (HRR, transforms) */
 } eri_class_info;
 const eri_class_info *eri_class(int cls);
-/* Cheaper path for nb * nk primitive quartets of class cls (flop model); ERI_PATH env or
- * --param path=hgp|md|auto overrides through `forced` (-1: auto). */
+/* Cheaper of HGP and MD for nb * nk primitive quartets of class cls (flop model);
+ * --param path=hgp|md|jeng overrides through `forced` (-1: auto, which never picks jeng). */
 int eri_path_choose(int cls, int nb, int nk, int forced);
+/* Digest mode, path=auto: whether class cls runs the J engine rather than HGP/MD. Measured,
+ * not modelled (classinfo.c): the classes with la+lb+lc+ld >= ERI_JENG_LMIN. */
+#define ERI_JENG_LMIN 6
+int eri_path_digest_jeng(int cls);
+/* J engine: nb nk eri_je_flops_prim, nothing per quartet (its transforms are per pair). */
 double eri_quartet_flops(int cls, int path, int nb, int nk, int pure);
 
 #ifdef __cplusplus

@@ -45,8 +45,10 @@ void eri_case_destroy(eri_case *ec);
 const eri_ops *eri_ops_for(sb_backend be);
 /* Runs `ops` over worklist w in store mode into a fresh array (caller frees). */
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out);
-/* A user's path=hgp|md (forced >= 0) over every segment of w, and w->flops to match. */
+/* A user's path=hgp|md|jeng (forced >= 0) over every segment of w, and w->flops to match. */
 void eri_worklist_force_path(eri_worklist *w, int forced, int pure);
+/* path=auto in digest mode: the J engine for the classes eri_path_digest_jeng names. */
+void eri_worklist_digest_paths(eri_worklist *w, int pure);
 /* mpi_split.c: only with several MPI ranks (digest mode) */
 int eri_mpi_split(eri_case *ec);
 int eri_mpi_reduce(eri_case *ec);

@@ -13,7 +13,7 @@ static const sb_param_spec eri_params[] = {
     {"cartesian", "0", "1: Cartesian d shells instead of pure (solid-harmonic) ones"},
     {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral"},
     {"screen", "1e-12", "Schwarz threshold: quartets with sqrt((ab|ab)) sqrt((cd|cd)) below it are skipped, hartree"},
-    {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model); hgp or md: force one"},
+    {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model); hgp or md: force one; jeng: J engine, digest through Hermite densities without forming the integrals (digest mode)"},
     {"oracle", "4", "quartets per class recomputed by the scalar reference (large cases; small ones redo J whole)"},
     {NULL, NULL, NULL}};
 

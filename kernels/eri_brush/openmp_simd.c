@@ -35,6 +35,7 @@
 #include "eri_brush/eri.h"
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_vec.h"
+#include "eri_brush/jengine_host.h"
 #include "eri_brush/lanes.h"
 #include "sb.h"
 #include "sb_omp.h"
@@ -65,6 +66,7 @@ typedef struct {
     int maxpp;       /* most primitive pairs of any shell pair */
     double *tseg;    /* nt rows of tstride: thread-seconds per segment */
     size_t tstride;  /* nseg rounded up to whole 64-byte lines */
+    eri_je_host *je; /* when a segment runs the J engine (path=jeng) */
 } omp_state;
 
 typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
@@ -186,10 +188,14 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
 ERI_GEN_CLASSES(OMP_CLASS)
 #undef OMP_CLASS
 
-static int omp_chunk_run(const eri_batch *b, const omp_chunk *c, double *M, double *scr,
-                         omp_lanes *ln)
+static int omp_chunk_run(const eri_batch *b, const omp_state *st, const omp_chunk *c, int t, double *M,
+                         double *scr, omp_lanes *ln)
 {
     const eri_segment *sg = &b->w->seg[c->seg];
+    if (sg->path == ERI_PATH_JENG) {
+        eri_je_host_quartets(st->je, b, sg, c->q0, c->q1, t);
+        return 1;
+    }
     double *cart = scr, *sph = scr + OMP_MAXBLK;
     int ok = 1;
 #define ERI_CLASS_CASE(la, lb, lc, ld) omp_chunk_##la##lb##lc##ld(b, sg, c->q0, c->q1, M, cart, sph, ln)
@@ -258,6 +264,7 @@ static void omp_release(eri_batch *b)
     free(st->ch);
     free(st->seg_c0);
     sb_aligned_free(st->tseg);
+    eri_je_host_free(st->je);
     free(st);
     b->dev = NULL;
 }
@@ -298,6 +305,7 @@ static int omp_prepare(eri_batch *b)
         fail |= !st->scr[t] || !st->ln[t] || (b->mode == ERI_MODE_DIGEST && !st->Mt[t]);
     }
     if (fail) goto oom;
+    if (eri_je_used(b) && !(st->je = eri_je_host_new(b, st->nt))) goto oom;
     return SB_OK;
 oom:
     sb_error("eri_brush openmp_simd: out of memory (%d threads, %d functions)", st->nt, b->bas->nbf);
@@ -318,6 +326,7 @@ static int omp_run(eri_batch *b)
         double *M = digest ? st->Mt[t] : NULL, *ts = st->tseg + st->tstride * (size_t)t;
         if (digest) memset(M, 0, st->nbf2 * sizeof(double));
         memset(ts, 0, sizeof(double) * st->tstride);
+        if (st->je) eri_je_host_begin(st->je, b, t);
 #pragma omp barrier
         const double t0 = omp_get_wtime();
         for (int k = 0; k < w->nseg; k++) {
@@ -326,13 +335,14 @@ static int omp_run(eri_batch *b)
             g += ((t - g) % nt + nt) % nt;
             for (; g < st->seg_c0[k + 1]; g += nt) {
                 const double c0 = timed ? omp_get_wtime() : 0;
-                bad |= !omp_chunk_run(b, &st->ch[g], M, st->scr[t], st->ln[t]);
+                bad |= !omp_chunk_run(b, st, &st->ch[g], t, M, st->scr[t], st->ln[t]);
                 if (timed) ts[k] += omp_get_wtime() - c0;
             }
         }
 #pragma omp barrier
 #pragma omp master
         wall = omp_get_wtime() - t0;
+        if (st->je) eri_je_host_end(st->je, b, M);
         if (digest) {
             const size_t n = st->nbf2;
 #pragma omp for schedule(static)

@@ -49,7 +49,7 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
         return SB_EXIT_USAGE;
     }
     static const char *const modes[] = {"digest", "store", NULL};
-    static const char *const paths[] = {"auto", "hgp", "md", NULL};
+    static const char *const paths[] = {"auto", "hgp", "md", "jeng", NULL};
     long cart = 0;
     int path = 0;
     rc = sb_param_choice(p, "mode", modes, ERI_MODE_DIGEST, &cfg->mode);
@@ -58,7 +58,12 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
     if (!rc) rc = sb_param_long(p, "cartesian", 0, 0, 1, &cart);
     if (!rc) rc = sb_param_long(p, "oracle", 4, 0, 100000, &cfg->oracle);
     cfg->pure = !cart;
-    cfg->path = path - 1; /* auto -> -1, hgp -> ERI_PATH_HGP, md -> ERI_PATH_MD */
+    cfg->path = path - 1; /* auto -> -1, hgp -> ERI_PATH_HGP, md -> ERI_PATH_MD, jeng -> ERI_PATH_JENG */
+    if (!rc && cfg->path == ERI_PATH_JENG && cfg->mode == ERI_MODE_STORE) {
+        sb_error("eri_brush: path=jeng computes J without forming the integrals, so it has no store mode "
+                 "(use path=auto, hgp or md with mode=store)");
+        return SB_EXIT_USAGE;
+    }
     return rc;
 }
 
@@ -130,6 +135,7 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     if ((rc = eri_pairs_build(&ec->bas, &ec->ps))) return rc;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
+    if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure);
     eri_worklist_force_path(&ec->w, cfg->path, cfg->pure);
     sb_progress_done();
     size_t n = (size_t)ec->bas.nbf;
@@ -161,15 +167,26 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     return SB_OK;
 }
 
+static void worklist_flops(eri_worklist *w, int pure)
+{
+    w->flops = 0;
+    for (int k = 0; k < w->nseg; k++)
+        w->flops += (double)(w->seg[k].q1 - w->seg[k].q0) *
+                    eri_quartet_flops(w->seg[k].cls, w->seg[k].path, w->seg[k].nb, w->seg[k].nk, pure);
+}
+
+void eri_worklist_digest_paths(eri_worklist *w, int pure)
+{
+    for (int k = 0; k < w->nseg; k++)
+        if (eri_path_digest_jeng(w->seg[k].cls)) w->seg[k].path = ERI_PATH_JENG;
+    worklist_flops(w, pure);
+}
+
 void eri_worklist_force_path(eri_worklist *w, int forced, int pure)
 {
     if (forced < 0) return; /* the user overrides the flop model's choice */
-    w->flops = 0;
-    for (int k = 0; k < w->nseg; k++) {
-        w->seg[k].path = forced;
-        w->flops += (double)(w->seg[k].q1 - w->seg[k].q0) *
-                    eri_quartet_flops(w->seg[k].cls, forced, w->seg[k].nb, w->seg[k].nk, pure);
-    }
+    for (int k = 0; k < w->nseg; k++) w->seg[k].path = forced;
+    worklist_flops(w, pure);
 }
 
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out)
@@ -178,12 +195,21 @@ int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w,
     if (!w->store_off) return SB_EXIT_RUNTIME;
     double *st = malloc(sizeof(double) * (size_t)(w->store_off[w->nq] ? w->store_off[w->nq] : 1));
     if (!st) return SB_EXIT_RUNTIME;
+    /* the J engine forms no integrals: its segments take the flop model's path here */
+    eri_worklist ws = *w;
+    ws.seg = malloc(sizeof(eri_segment) * (size_t)(w->nseg ? w->nseg : 1));
+    if (!ws.seg) return free(st), SB_EXIT_RUNTIME;
+    for (int k = 0; k < w->nseg; k++) {
+        ws.seg[k] = w->seg[k];
+        if (ws.seg[k].path == ERI_PATH_JENG) ws.seg[k].path = eri_path_choose(ws.seg[k].cls, ws.seg[k].nb, ws.seg[k].nk, -1);
+    }
     eri_batch b = ec->b;
-    b.w = w, b.mode = ERI_MODE_STORE, b.store = st, b.M = NULL, b.seg_seconds = NULL, b.dev = NULL;
+    b.w = &ws, b.mode = ERI_MODE_STORE, b.store = st, b.M = NULL, b.seg_seconds = NULL, b.dev = NULL;
     int rc = ops->prepare(&b);
     if (!rc) rc = ops->run(&b);
     if (!rc) rc = ops->download(&b);
     ops->release(&b);
+    free(ws.seg);
     if (rc) free(st);
     else *out = st;
     return rc;

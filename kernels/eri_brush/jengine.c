@@ -1,0 +1,211 @@
+/* eri_brush J engine, host side: the spherical tables, the Hermite layout and the flop model
+ * (the arithmetic is jengine.h). */
+#include "eri_brush/jengine.h"
+#include "eri_brush/jengine_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb.h"
+#include "sb_omp.h"
+
+#include "eri_brush/dispatch.h"
+#include "eri_brush/eri_gen_code.h"
+#include "eri_brush/eri_gen_info.h"
+
+/* Column c of T is the generated transform of the c-th Cartesian unit block, so T is exactly
+ * the transform the other paths apply (eri_sph_<la><lb>00 of class (la lb|ss)). Only the
+ * classes with a d shell transform anything. */
+_Static_assert(ERI_LMAX == 2, "sph_columns names the (d l|ss) transforms");
+static void sph_columns(int la, int lb, double *T)
+{
+    const int nc = ERI_NCART(la) * ERI_NCART(lb), nf = ERI_NSPH(la) * ERI_NSPH(lb);
+    double cart[ERI_JE_NC], out[ERI_JE_NC];
+    for (int c = 0; c < nc; c++) {
+        memset(cart, 0, sizeof cart);
+        cart[c] = 1.0;
+        if (lb == 0)
+            ERI_GEN_FN(sph, 2, 0, 0, 0)(cart, out);
+        else if (lb == 1)
+            ERI_GEN_FN(sph, 2, 1, 0, 0)(cart, out);
+        else
+            ERI_GEN_FN(sph, 2, 2, 0, 0)(cart, out);
+        for (int f = 0; f < nf; f++) T[(size_t)f * nc + c] = out[f];
+    }
+}
+
+void eri_je_sph_tables(int pure, double *T)
+{
+    memset(T, 0, sizeof(double) * ERI_NPAIRCLASS * ERI_JE_TMAX);
+    for (int la = 0; la <= ERI_LMAX; la++)
+        for (int lb = 0; lb <= la; lb++) {
+            double *t = T + (size_t)eri_pair_class(la, lb) * ERI_JE_TMAX;
+            const int nc = ERI_NCART(la) * ERI_NCART(lb);
+            if (pure && la >= 2)
+                sph_columns(la, lb, t);
+            else
+                for (int c = 0; c < nc; c++) t[(size_t)c * nc + c] = 1.0;
+        }
+}
+
+long eri_je_layout(const eri_pairs *ps, long *hoff)
+{
+    long n = 0;
+    for (long i = 0; i < ps->npair; i++) {
+        hoff[i] = n;
+        n += (long)ps->pair[i].npp * ERI_NHERM(ps->pair[i].la + ps->pair[i].lb);
+    }
+    return n;
+}
+
+/* Counted as in the generated code's model (eri_gen_info.h): +, -, * are 1, a multiply-add
+ * 2, the reciprocal square root ERI_GEN_FLOPS_SQRT, 1/(p+q) ERI_GEN_FLOPS_DIV. */
+double eri_je_flops_prim(int lab, int lcd)
+{
+    const int L = lab + lcd, nb = ERI_NHERM(lab), nk = ERI_NHERM(lcd);
+    double f = 1 + ERI_GEN_FLOPS_SQRT + ERI_GEN_FLOPS_DIV; /* p+q, spq, ipq */
+    f += 2 + 2 + 3 + 6 + ERI_GEN_FLOPS_BOYS(L) + 1;      /* alpha, s, P-Q, T, Boys, -2 alpha */
+    f += 2.0 * (L + 1);                                  /* a2^n F_n */
+    for (int n = L - 1; n >= 0; n--)                     /* R: X R + (t-1) R */
+        for (int k = L - n; k >= 1; k--)
+            for (int t = k; t >= 0; t--)
+                for (int u = k - t; u >= 0; u--) {
+                    const int c = t > 0 ? t : u > 0 ? u : k - t - u;
+                    f += c > 1 ? 3 : 1;
+                }
+    f += 2.0 * nb * nk + 2.0 * nb; /* W: multiply-adds, then s w into W */
+    f += 2.0 * nb * nk + 2.0 * nk; /* V (P != Q; counted always), then f_ab s V */
+    return f;
+}
+
+unsigned eri_je_pair_classes(const eri_worklist *w)
+{
+    unsigned m = 0;
+    for (int k = 0; k < w->nseg; k++) {
+        const eri_class_info *c = eri_class(w->seg[k].cls);
+        if (w->seg[k].path == ERI_PATH_JENG && c)
+            m |= 1u << eri_pair_class(c->la, c->lb) | 1u << eri_pair_class(c->lc, c->ld);
+    }
+    return m;
+}
+
+int eri_je_used(const eri_batch *b)
+{
+    if (b->mode != ERI_MODE_DIGEST) return 0;
+    for (int k = 0; k < b->w->nseg; k++)
+        if (b->w->seg[k].path == ERI_PATH_JENG) return 1;
+    return 0;
+}
+
+struct eri_je_host {
+    int nt, pure;
+    unsigned used; /* eri_je_pair_classes */
+    long n;      /* Hermite values over all primitive pairs */
+    long *hoff;  /* per pair */
+    double *H;   /* n */
+    double **Gt; /* nt x n */
+    double T[ERI_NPAIRCLASS * ERI_JE_TMAX];
+};
+
+eri_je_host *eri_je_host_new(const eri_batch *b, int nt)
+{
+    eri_je_host *jh = calloc(1, sizeof *jh);
+    if (!jh) return NULL;
+    jh->nt = nt;
+    jh->used = eri_je_pair_classes(b->w);
+    for (int s = 0; s < b->bas->nshell; s++) jh->pure |= b->bas->sh[s].pure;
+    eri_je_sph_tables(jh->pure, jh->T);
+    jh->hoff = malloc(sizeof(long) * (size_t)(b->ps->npair ? b->ps->npair : 1));
+    if (!jh->hoff) return eri_je_host_free(jh), NULL;
+    jh->n = eri_je_layout(b->ps, jh->hoff);
+    const size_t bytes = sizeof(double) * (size_t)(jh->n ? jh->n : 1);
+    jh->H = sb_aligned_alloc(bytes);
+    jh->Gt = calloc((size_t)nt, sizeof *jh->Gt);
+    int ok = jh->H && jh->Gt;
+    for (int t = 0; ok && t < nt; t++) ok = (jh->Gt[t] = sb_aligned_alloc(bytes)) != NULL;
+    if (!ok) eri_je_host_free(jh), jh = NULL;
+    return jh;
+}
+
+void eri_je_host_free(eri_je_host *jh)
+{
+    if (!jh) return;
+    if (jh->Gt)
+        for (int t = 0; t < jh->nt; t++) sb_aligned_free(jh->Gt[t]);
+    free(jh->Gt);
+    sb_aligned_free(jh->H);
+    free(jh->hoff);
+    free(jh);
+}
+
+static void pair_shape(const eri_batch *b, long k, int *nfa, int *nfb)
+{
+    const eri_pair *P = &b->ps->pair[k];
+    *nfa = b->bas->sh[P->a].nbf, *nfb = b->bas->sh[P->b].nbf;
+}
+
+void eri_je_host_begin(eri_je_host *jh, const eri_batch *b, int t)
+{
+    memset(jh->Gt[t], 0, sizeof(double) * (size_t)jh->n);
+    const eri_pairs *ps = b->ps;
+#pragma omp for schedule(dynamic, 64)
+    for (long k = 0; k < ps->npair; k++) {
+        const eri_pair *P = &ps->pair[k];
+        if (!(jh->used >> P->cls & 1)) continue;
+        int nfa, nfb;
+        pair_shape(b, k, &nfa, &nfb);
+        eri_je_pair_density(P->la, P->lb, ps->prim + P->pp0, P->npp, jh->T + (size_t)P->cls * ERI_JE_TMAX, nfa, nfb,
+                            b->D, b->bas->nbf, b->bas->sh[P->a].bf0, b->bas->sh[P->b].bf0, jh->H + jh->hoff[k]);
+    }
+}
+
+/* One instance per class, so that the loops see constant angular momenta. */
+static inline __attribute__((always_inline)) void je_quartets(const eri_je_host *jh, const eri_batch *b,
+                                                               const eri_segment *sg, long q0, long q1, double *G,
+                                                               int lab, int lcd)
+{
+    const eri_pairs *ps = b->ps;
+    for (long i = q0; i < q1; i++) {
+        const eri_quartet qu = b->w->q[i];
+        const eri_pair *P = &ps->pair[qu.P], *Q = &ps->pair[qu.Q];
+        eri_je_quartet(lab, lcd, ps->prim + P->pp0, sg->nb, ps->prim + Q->pp0, sg->nk, jh->H + jh->hoff[qu.P],
+                       jh->H + jh->hoff[qu.Q], b->boys, Q->a == Q->b ? 1.0 : 2.0, P->a == P->b ? 1.0 : 2.0,
+                       qu.P != qu.Q, G + jh->hoff[qu.P], G + jh->hoff[qu.Q]);
+    }
+}
+
+void eri_je_host_quartets(const eri_je_host *jh, const eri_batch *b, const eri_segment *sg, long q0, long q1, int t)
+{
+#define ERI_CLASS_CASE(la, lb, lc, ld) je_quartets(jh, b, sg, q0, q1, jh->Gt[t], la + lb, lc + ld)
+#define ERI_CLASS_DEFAULT (void)0
+    ERI_CLASS_SWITCH(sg->cls)
+#undef ERI_CLASS_CASE
+#undef ERI_CLASS_DEFAULT
+}
+
+void eri_je_host_end(eri_je_host *jh, const eri_batch *b, double *M)
+{
+    double *G = jh->Gt[0];
+#pragma omp for schedule(static)
+    for (long e = 0; e < jh->n; e++) {
+        double s = G[e];
+        for (int u = 1; u < jh->nt; u++) s += jh->Gt[u][e];
+        G[e] = s;
+    }
+    const eri_pairs *ps = b->ps;
+    const int nbf = b->bas->nbf;
+#pragma omp for schedule(dynamic, 64)
+    for (long k = 0; k < ps->npair; k++) {
+        const eri_pair *P = &ps->pair[k];
+        if (!(jh->used >> P->cls & 1)) continue;
+        int nfa, nfb;
+        pair_shape(b, k, &nfa, &nfb);
+        double blk[ERI_NSPH(ERI_LMAX) * ERI_NSPH(ERI_LMAX) > ERI_JE_NC ? ERI_NSPH(ERI_LMAX) * ERI_NSPH(ERI_LMAX)
+                                                                        : ERI_JE_NC];
+        eri_je_pair_finish(P->la, P->lb, ps->prim + P->pp0, P->npp, jh->T + (size_t)P->cls * ERI_JE_TMAX, nfa, nfb,
+                           G + jh->hoff[k], blk);
+        const int a0 = b->bas->sh[P->a].bf0, b0 = b->bas->sh[P->b].bf0;
+        for (int i = 0; i < nfa; i++)
+            for (int j = 0; j < nfb; j++) M[(size_t)(a0 + i) * nbf + b0 + j] += blk[i * nfb + j];
+    }
+}
