@@ -89,13 +89,7 @@ unsigned eri_je_pair_classes(const eri_worklist *w)
     return m;
 }
 
-int eri_je_used(const eri_batch *b)
-{
-    if (b->mode != ERI_MODE_DIGEST) return 0;
-    for (int k = 0; k < b->w->nseg; k++)
-        if (b->w->seg[k].path == ERI_PATH_JENG) return 1;
-    return 0;
-}
+int eri_je_used(const eri_batch *b) { return b->mode == ERI_MODE_DIGEST && eri_je_pair_classes(b->w) != 0; }
 
 struct eri_je_host {
     int nt, pure;
@@ -138,10 +132,13 @@ void eri_je_host_free(eri_je_host *jh)
     free(jh);
 }
 
-static void pair_shape(const eri_batch *b, long k, int *nfa, int *nfb)
+/* Pair k's spherical table and function counts, or NULL when no J-engine segment uses its class. */
+static const double *pair_use(const eri_je_host *jh, const eri_batch *b, long k, int *nfa, int *nfb)
 {
     const eri_pair *P = &b->ps->pair[k];
+    if (!(jh->used >> P->cls & 1)) return NULL;
     *nfa = b->bas->sh[P->a].nbf, *nfb = b->bas->sh[P->b].nbf;
+    return jh->T + (size_t)P->cls * ERI_JE_TMAX;
 }
 
 void eri_je_host_begin(eri_je_host *jh, const eri_batch *b, int t)
@@ -151,11 +148,10 @@ void eri_je_host_begin(eri_je_host *jh, const eri_batch *b, int t)
 #pragma omp for schedule(dynamic, 64)
     for (long k = 0; k < ps->npair; k++) {
         const eri_pair *P = &ps->pair[k];
-        if (!(jh->used >> P->cls & 1)) continue;
         int nfa, nfb;
-        pair_shape(b, k, &nfa, &nfb);
-        eri_je_pair_density(P->la, P->lb, ps->prim + P->pp0, P->npp, jh->T + (size_t)P->cls * ERI_JE_TMAX, nfa, nfb,
-                            b->D, b->bas->nbf, b->bas->sh[P->a].bf0, b->bas->sh[P->b].bf0, jh->H + jh->hoff[k]);
+        const double *T = pair_use(jh, b, k, &nfa, &nfb);
+        if (!T) continue;
+        eri_je_pair_density(P->la, P->lb, ps->prim + P->pp0, P->npp, T, nfa, nfb, b->D, b->bas->nbf, b->bas->sh[P->a].bf0, b->bas->sh[P->b].bf0, jh->H + jh->hoff[k]);
     }
 }
 
@@ -197,13 +193,11 @@ void eri_je_host_end(eri_je_host *jh, const eri_batch *b, double *M)
 #pragma omp for schedule(dynamic, 64)
     for (long k = 0; k < ps->npair; k++) {
         const eri_pair *P = &ps->pair[k];
-        if (!(jh->used >> P->cls & 1)) continue;
         int nfa, nfb;
-        pair_shape(b, k, &nfa, &nfb);
-        double blk[ERI_NSPH(ERI_LMAX) * ERI_NSPH(ERI_LMAX) > ERI_JE_NC ? ERI_NSPH(ERI_LMAX) * ERI_NSPH(ERI_LMAX)
-                                                                        : ERI_JE_NC];
-        eri_je_pair_finish(P->la, P->lb, ps->prim + P->pp0, P->npp, jh->T + (size_t)P->cls * ERI_JE_TMAX, nfa, nfb,
-                           G + jh->hoff[k], blk);
+        const double *T = pair_use(jh, b, k, &nfa, &nfb);
+        if (!T) continue;
+        double blk[ERI_JE_NC]; /* nfa x nfb, at most the Cartesian block */
+        eri_je_pair_finish(P->la, P->lb, ps->prim + P->pp0, P->npp, T, nfa, nfb, G + jh->hoff[k], blk);
         const int a0 = b->bas->sh[P->a].bf0, b0 = b->bas->sh[P->b].bf0;
         for (int i = 0; i < nfa; i++)
             for (int j = 0; j < nfb; j++) M[(size_t)(a0 + i) * nbf + b0 + j] += blk[i * nfb + j];
