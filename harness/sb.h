@@ -70,7 +70,7 @@ void sb_set_quiet(int quiet);
 void sb_errors_from_all_ranks(int on);
 
 /* ---- results a kernel hands to the harness ---------------------------- */
-#define SB_MAX_COUNTERS 64
+#define SB_MAX_COUNTERS 160 /* eri_brush: 2 per quartet class, 55 classes with f shells */
 typedef struct {
     char name[48];
     double value;

@@ -101,6 +101,12 @@ expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
 expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
+# eri_brush: f shells have no generated code, so no store mode; g shells are not served
+E=eri_brush
+expect_usage "mode=store" run $E --param molecule=water --param basis=cc-pvtz --param mode=store
+printf '****\nO 0\nG 1 1.00\n 1.0 1.0\n****\nH 0\nS 1 1.00\n 1.0 1.0\n****\n' >"$work/g.g94"
+expect_usage "g shells" run $E --param molecule=water --param basis="$work/g.g94"
+expect_usage "cc-pvqz" run $E --param basis=cc-pvqz
 # dfratom_scf: open shells, unknown elements, impossible charges, untabulated nuclei
 D=dfratom_scf
 expect_usage "closed-shell" run $D --param atom=C

@@ -8,7 +8,9 @@
  *   paths   HGP forced on every segment and MD forced on every segment give the same M
  *           (1e-12 relative) and each agrees with the reference (1e-11);
  *   report  launch configurations from the occupancy API and per-segment times;
- *   boys    the device Boys function against the host's (1e-14 relative), every m <= 8. */
+ *   f       water/cc-pvtz (f shells on O, no generated code: the J engine): digest against the
+ *           reference (1e-11), and store mode refused at prepare;
+ *   boys    the device Boys function against the host's (1e-14 relative), every m <= 12. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,15 +55,15 @@ typedef struct {
     size_t nbf2;
 } water;
 
-static void water_build(water *c, int pure)
+static void water_basis(water *c, int pure, const char *basis)
 {
-    char path[1024];
+    char path[1024], rel[64];
     memset(c, 0, sizeof *c);
     assert_int_equal(eri_data_path("molecules/water.xyz", path, sizeof path), 0);
     assert_int_equal(eri_read_xyz(path, &c->mol), 0);
-    assert_int_equal(eri_data_path("basis/cc-pvdz.g94", path, sizeof path), 0);
+    snprintf(rel, sizeof rel, "basis/%s.g94", basis);
+    assert_int_equal(eri_data_path(rel, path, sizeof path), 0);
     assert_int_equal(eri_basis_build(path, &c->mol, pure, &c->bas), 0);
-    assert_int_equal(c->bas.nbf, pure ? 24 : 25); /* O 3s2p1d + 2 x H 2s1p */
     assert_int_equal(eri_pairs_build(&c->bas, &c->ps), 0);
     assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 0.0, &c->w), 0);
     assert_true(c->w.nq > 0 && c->w.nseg > 0);
@@ -71,6 +73,12 @@ static void water_build(water *c, int pure)
     assert_non_null(c->D);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) c->D[(size_t)i * n + j] = eri_density_elem(SEED, i, j);
+}
+
+static void water_build(water *c, int pure)
+{
+    water_basis(c, pure, "cc-pvdz");
+    assert_int_equal(c->bas.nbf, pure ? 24 : 25); /* O 3s2p1d + 2 x H 2s1p */
 }
 
 static void water_free(water *c)
@@ -212,6 +220,46 @@ static void test_paths(void **state)
     water_free(&c);
 }
 
+/* cc-pVTZ: O 4s3p2d1f, H 3s2p1d. The classes with an f shell have no generated code and run
+ * the generic J-engine kernel; the rest as path=auto in digest mode. */
+static void test_f_shells(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_basis(&c, 1, "cc-pvtz");
+    assert_int_equal(c.bas.nbf, 30 + 2 * 14);
+    int nf = 0;
+    for (int k = 0; k < c.w.nseg; k++) {
+        if (eri_path_digest_jeng(c.w.seg[k].cls)) c.w.seg[k].path = ERI_PATH_JENG;
+        nf += !eri_class_has_code(c.w.seg[k].cls);
+    }
+    assert_true(nf > 0);
+    double *Mg = malloc(sizeof(double) * c.nbf2), *Mr = malloc(sizeof(double) * c.nbf2);
+    assert_true(Mg && Mr);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Mg);
+    run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
+    const double scale = max_abs(Mr, c.nbf2), d = max_diff(Mg, Mr, c.nbf2);
+    print_message("water/cc-pvtz: %ld quartets in %d segments (%d with an f shell); max |M| %.3e, max |dM| %.2e "
+                  "(%.1e rel)\n", c.w.nq, c.w.nseg, nf, scale, d, d / scale);
+    assert_true(scale > 1.0);
+    assert_true(d <= 1e-11 * scale);
+    /* no integrals for the f classes: store mode is refused at prepare, before any launch,
+     * because of them (every other segment gets a path that stores) */
+    for (int k = 0; k < c.w.nseg; k++)
+        if (eri_class_has_code(c.w.seg[k].cls)) c.w.seg[k].path = ERI_PATH_HGP;
+    double *st = malloc(sizeof(double) * (size_t)c.w.store_off[c.w.nq]);
+    assert_non_null(st);
+    eri_batch b;
+    memset(&b, 0, sizeof b);
+    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_STORE, b.store = st;
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
+    CUDA_OPS->release(&b);
+    free(st), free(Mg), free(Mr);
+    water_free(&c);
+}
+
 static void test_report(void **state)
 {
     (void)state;
@@ -301,7 +349,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian),
         cmocka_unit_test_teardown(test_digest_strided, unset_launch_env), cmocka_unit_test(test_store),
-        cmocka_unit_test(test_paths),       cmocka_unit_test(test_report),
+        cmocka_unit_test(test_paths),       cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };
     return cmocka_run_group_tests_name("gpu_eri_brush", tests, NULL, NULL);

@@ -341,7 +341,7 @@ static void sph_all_classes(void **state)
 static void flop_model(void **state)
 {
     (void)state;
-    assert_int_equal(NCLS, ERI_NCLASS);
+    assert_int_equal(NCLS, ERI_NCLASS_CODE);
     assert_null(eri_class(-1));
     assert_null(eri_class(ERI_NCLASS));
     printf("class        HGP prim  HGP contr   MD prim\n");
@@ -382,7 +382,29 @@ static void flop_model(void **state)
     /* (ss|ss): the two paths do the same work; a tie goes to HGP */
     assert_true(eri_quartet_flops(0, ERI_PATH_HGP, 1, 1, 0) == eri_quartet_flops(0, ERI_PATH_MD, 1, 1, 0));
     assert_int_equal(eri_path_choose(0, 1, 1, -1), ERI_PATH_HGP);
-    assert_true(eri_path_digest_jeng(ERI_NCLASS - 1) && !eri_path_digest_jeng(0)); /* (dd|dd), (ss|ss) */
+    assert_true(eri_path_digest_jeng(ERI_NCLASS_CODE - 1) && !eri_path_digest_jeng(0)); /* (dd|dd), (ss|ss) */
+    /* the classes with an f shell: no generated code, numbered after it, the J engine only */
+    int seen = 0;
+    for (int pb = 0; pb < ERI_NPAIRCLASS; pb++)
+        for (int pk = 0; pk <= pb; pk++) {
+            const int cls = eri_quartet_class(pb, pk);
+            const eri_class_info *ci = eri_class(cls);
+            assert_non_null(ci);
+            assert_int_equal(eri_pair_class(ci->la, ci->lb), pb);
+            assert_int_equal(eri_pair_class(ci->lc, ci->ld), pk);
+            const int f = ci->la == 3 || ci->lb == 3 || ci->lc == 3 || ci->ld == 3;
+            assert_int_equal(eri_class_has_code(cls), !f);
+            if (!f) continue;
+            seen++;
+            for (int forced = -1; forced <= ERI_PATH_JENG; forced++)
+                assert_int_equal(eri_path_choose(cls, 2, 3, forced), ERI_PATH_JENG);
+            assert_true(eri_path_digest_jeng(cls));
+            assert_true(eri_quartet_flops(cls, ERI_PATH_HGP, 2, 3, 1) == 0.0);
+            assert_true(eri_quartet_flops(cls, ERI_PATH_JENG, 2, 3, 1) ==
+                        6.0 * eri_je_flops_prim(ci->la + ci->lb, ci->lc + ci->ld));
+        }
+    assert_int_equal(seen, ERI_NCLASS - ERI_NCLASS_CODE);
+    assert_int_equal(ERI_NCLASS - ERI_NCLASS_CODE, 34);
 }
 
 int main(void)

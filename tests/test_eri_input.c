@@ -267,9 +267,18 @@ static void test_basis_errors(void **state)
     eri_molecule w;
     eri_basis b;
     load_molecule("water", &w);
-    /* f shells on O in cc-pVTZ: beyond ERI_LMAX = 2 */
-    assert_int_equal(build("cc-pvtz", &w, 1, &b), SB_EXIT_USAGE);
+    /* f shells on O in cc-pVTZ are served (ERI_LMAX = 3): O 4s3p2d1f, H 3s2p1d */
+    assert_int_equal(build("cc-pvtz", &w, 1, &b), 0);
+    assert_int_equal(b.lmax, 3);
+    assert_int_equal(b.nbf, 30 + 2 * 14);
+    eri_basis_free(&b);
+    /* g shells on Fe in cc-pVTZ are not */
+    eri_molecule fe = {.name = "Fe", .natom = 1};
+    fe.atom = calloc(1, sizeof *fe.atom);
+    fe.atom[0].Z = 26;
+    assert_int_equal(build("cc-pvtz", &fe, 1, &b), SB_EXIT_USAGE);
     assert_null(b.sh);
+    free(fe.atom);
     /* K is not in psi4's cc-pVDZ */
     eri_molecule k = {.name = "K", .natom = 1};
     k.atom = calloc(1, sizeof *k.atom);

@@ -30,7 +30,7 @@ typedef struct {
 } tcase;
 
 /* cluster = 0: the shipped water molecule; n > 0: eri_water_cluster(n). */
-static int tcase_make(tcase *c, int cluster, int pure)
+static int tcase_make(tcase *c, int cluster, int pure, const char *basis)
 {
     char path[512];
     memset(c, 0, sizeof *c);
@@ -38,7 +38,9 @@ static int tcase_make(tcase *c, int cluster, int pure)
                      : (eri_data_path("molecules/water.xyz", path, sizeof path) ||
                         eri_read_xyz(path, &c->mol));
     if (rc) return -1;
-    if (eri_data_path("basis/cc-pvdz.g94", path, sizeof path)) return -1;
+    char rel[64];
+    snprintf(rel, sizeof rel, "basis/%s.g94", basis);
+    if (eri_data_path(rel, path, sizeof path)) return -1;
     if (eri_basis_build(path, &c->mol, pure, &c->bas)) return -1;
     if (eri_pairs_build(&c->bas, &c->ps)) return -1;
     if (eri_worklist_build(&c->bas, &c->ps, 1e-12, &c->w)) return -1;
@@ -87,11 +89,11 @@ static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads
     return out;
 }
 
-static int load(void **state, int cluster, int pure)
+static int load(void **state, int cluster, int pure, const char *basis)
 {
     tcase *c = malloc(sizeof *c);
-    if (!c || tcase_make(c, cluster, pure)) {
-        print_message("skipped: water.xyz / cc-pvdz.g94 not found or not readable\n");
+    if (!c || tcase_make(c, cluster, pure, basis)) {
+        print_message("skipped: water.xyz / %s.g94 not found or not readable\n", basis);
         if (c) tcase_free(c);
         free(c);
         *state = NULL;
@@ -100,8 +102,10 @@ static int load(void **state, int cluster, int pure)
     *state = c;
     return 0;
 }
-static int setup_water_pure(void **state) { return load(state, 0, 1); }
-static int setup_water2_cart(void **state) { return load(state, 2, 0); }
+static int setup_water_pure(void **state) { return load(state, 0, 1, "cc-pvdz"); }
+static int setup_water2_cart(void **state) { return load(state, 2, 0, "cc-pvdz"); }
+/* f shells on O: every class with an f shell has no generated code and runs the J engine */
+static int setup_water_tz(void **state) { return load(state, 0, 1, "cc-pvtz"); }
 static int teardown(void **state)
 {
     if (*state) tcase_free(*state);
@@ -185,6 +189,57 @@ static void test_jeng_matches_reference(void **state)
     free(ref), free(a), free(b), free(one);
 }
 
+/* cc-pVTZ: the worklist as setup builds it in digest mode (path=auto: HGP/MD below L = 6,
+ * the J engine above and for every class with an f shell) against the reference. */
+static void test_f_digest_matches_reference(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    assert_int_equal(c->bas.lmax, 3);
+    tcase j = *c;
+    j.w.seg = malloc(sizeof(eri_segment) * (size_t)c->w.nseg);
+    assert_non_null(j.w.seg);
+    int nf = 0;
+    for (int k = 0; k < c->w.nseg; k++) {
+        j.w.seg[k] = c->w.seg[k];
+        if (eri_path_digest_jeng(j.w.seg[k].cls)) j.w.seg[k].path = ERI_PATH_JENG;
+        if (!eri_class_has_code(j.w.seg[k].cls)) {
+            nf++;
+            assert_int_equal(j.w.seg[k].path, ERI_PATH_JENG);
+        }
+    }
+    assert_true(nf > 0);
+    const size_t n = (size_t)c->bas.nbf * c->bas.nbf;
+    double *ref = run_ops(&eri_ops_reference, c, ERI_MODE_DIGEST, 1, 0);
+    double *omp = run_ops(&eri_ops_openmp_simd, &j, ERI_MODE_DIGEST, 2, 0);
+    const double scale = max_abs(ref, n), d = max_diff(ref, omp, n);
+    print_message("f digest: %d of %d segments without generated code, max|M| %.6g, max|dM| %.3g (%.1e rel)\n", nf,
+                  c->w.nseg, scale, d, d / scale);
+    assert_true(scale > 0.1);
+    assert_true(d <= 1e-11 * scale);
+    free(ref), free(omp), free(j.w.seg);
+}
+
+/* Store mode has no code for the f classes: an error, not a crash or a silent gap. */
+static void test_f_store_refused(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    int nf = 0;
+    for (int k = 0; k < c->w.nseg; k++) nf += !eri_class_has_code(c->w.seg[k].cls);
+    assert_true(nf > 0);
+    double *st = malloc(sizeof(double) * (size_t)c->w.store_off[c->w.nq]);
+    assert_non_null(st);
+    eri_batch b;
+    memset(&b, 0, sizeof b);
+    b.bas = &c->bas, b.ps = &c->ps, b.w = &c->w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_STORE, b.store = st;
+    assert_int_equal(eri_ops_openmp_simd.prepare(&b), SB_OK);
+    assert_int_not_equal(eri_ops_openmp_simd.run(&b), SB_OK);
+    eri_ops_openmp_simd.release(&b);
+    free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest pure[] = {
@@ -198,7 +253,13 @@ int main(void)
         cmocka_unit_test(test_store_matches_reference),
         cmocka_unit_test(test_jeng_matches_reference),
     };
+    const struct CMUnitTest tz[] = {
+        cmocka_unit_test(test_f_digest_matches_reference),
+        cmocka_unit_test(test_jeng_matches_reference),
+        cmocka_unit_test(test_f_store_refused),
+    };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 2 waters cc-pvdz (Cartesian)", cart, setup_water2_cart, teardown);
+    fails += cmocka_run_group_tests_name("eri_openmp water cc-pvtz (pure, f shells)", tz, setup_water_tz, teardown);
     return fails;
 }

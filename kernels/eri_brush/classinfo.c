@@ -1,28 +1,52 @@
 /* Per-class flop model and path choice, from the flop counts the generator took of the code
  * it emitted (build/gen/eri_brush/eri_gen_info.h; the model is documented there). */
+#include <pthread.h>
+
 #include "eri_brush/eri.h"
 #include "eri_brush/jengine.h"
 
 #define ERI_GEN_INFO_TABLE
 #include "eri_brush/eri_gen_info.h"
 
+/* The generated classes as the generator counted them, then the ones without code (f
+ * shells), numbered the same way: angular momenta only. */
+static eri_class_info all_classes[ERI_NCLASS];
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void all_init(void)
+{
+    for (int la = 0, pb = 0; la <= ERI_LMAX; la++)
+        for (int lb = 0; lb <= la; lb++, pb++)
+            for (int lc = 0, pk = 0; lc <= ERI_LMAX && pk <= pb; lc++)
+                for (int ld = 0; ld <= lc && pk <= pb; ld++, pk++) {
+                    const int cls = eri_quartet_class(pb, pk);
+                    if (eri_class_has_code(cls))
+                        all_classes[cls] = eri_gen_class_info[cls];
+                    else
+                        all_classes[cls] = (eri_class_info){la, lb, lc, ld, {0, 0}, {0, 0}};
+                }
+}
+
 const eri_class_info *eri_class(int cls)
 {
-    return (cls >= 0 && cls < ERI_NCLASS) ? &eri_gen_class_info[cls] : NULL;
+    if (cls < 0 || cls >= ERI_NCLASS) return NULL;
+    pthread_once(&all_once, all_init);
+    return &all_classes[cls];
 }
 
 double eri_quartet_flops(int cls, int path, int nb, int nk, int pure)
 {
-    if (cls < 0 || cls >= ERI_NCLASS) return 0.0;
-    const eri_class_info *c = &eri_gen_class_info[cls];
+    const eri_class_info *c = eri_class(cls);
+    if (!c) return 0.0;
     if (path == ERI_PATH_JENG) return (double)nb * (double)nk * eri_je_flops_prim(c->la + c->lb, c->lc + c->ld);
-    if (path < 0 || path >= ERI_NPATH) return 0.0;
+    if (path < 0 || path >= ERI_NPATH || !eri_class_has_code(cls)) return 0.0;
     double f = (double)nb * (double)nk * c->flops_prim[path] + c->flops_contr[path];
     return pure ? f + eri_gen_sph_flops[cls] : f;
 }
 
 int eri_path_choose(int cls, int nb, int nk, int forced)
 {
+    if (!eri_class_has_code(cls)) return ERI_PATH_JENG;
     if ((forced >= 0 && forced < ERI_NPATH) || forced == ERI_PATH_JENG) return forced;
     /* the transform is the same for both paths, so it cannot change the choice */
     const double hgp = eri_quartet_flops(cls, ERI_PATH_HGP, nb, nk, 0);
@@ -38,9 +62,9 @@ int eri_path_choose(int cls, int nb, int nk, int forced)
  * H100 taxol/cc-pVDZ per class, ms, HGP -> J engine: (dp|dp) 41.7 -> 24.0, (dd|pp) 18.9 ->
  * 10.8, (dd|ds) 12.5 -> 11.5, (dd|dp) 69.8 -> 7.1, (dd|dd) 12.1 -> 0.69, while (dp|pp) 47.3
  * -> 64.9 and (ps|ss) 146 -> 760; 16-core OpenMP benzene/cc-pVDZ 0.24-0.88x for L >= 6,
- * 1.1-2.8x below). */
+ * 1.1-2.8x below). The classes without generated code have only the J engine. */
 int eri_path_digest_jeng(int cls)
 {
     const eri_class_info *c = eri_class(cls);
-    return c && c->la + c->lb + c->lc + c->ld >= ERI_JENG_LMIN;
+    return c && (!eri_class_has_code(cls) || c->la + c->lb + c->lc + c->ld >= ERI_JENG_LMIN);
 }

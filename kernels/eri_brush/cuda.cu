@@ -338,7 +338,8 @@ struct class_entry {
     int l[4];
 };
 
-/* (class, path) -> kernel; block == 0 for a class the generator did not emit. */
+/* (class, path) -> kernel; block == 0 for a class outside 0..ERI_NCLASS-1. The classes the
+ * generator did not emit (f shells) have a block for the J engine and no HGP or MD kernel. */
 class_entry class_table(int cls)
 {
     class_entry e = {};
@@ -353,6 +354,8 @@ class_entry class_table(int cls)
         ERI_GEN_CLASSES(ERI_CU_CASE)
 #undef ERI_CU_CASE
     default:
+        if (const eri_class_info *c = eri_class(cls)) /* no generated code: the J engine only */
+            e = class_entry{{nullptr, nullptr}, {nullptr, nullptr}, 64, {c->la, c->lb, c->lc, c->ld}};
         break;
     }
     return e;
@@ -411,7 +414,7 @@ int parse_class_list(const char *e, int v[][2], int lo, int hi)
 /* Whether the kernel that runs (class, path, single-primitive) has the grid-stride loop. */
 bool kernel_loops(const class_entry &e, int path, bool one)
 {
-    return e.block && class_bps(path, e.l[0], e.l[1], e.l[2], e.l[3], one) > 0;
+    return e.block && e.fn[path] && class_bps(path, e.l[0], e.l[1], e.l[2], e.l[3], one) > 0;
 }
 
 /* Blocks per SM, block sizes and the tuning overrides:
@@ -547,11 +550,15 @@ int check_batch(const eri_batch *b)
         const eri_segment *s = &w->seg[k];
         const class_entry e = class_table(s->cls);
         if (s->cls < 0 || s->cls >= ERI_NCLASS || !e.block) {
-            sb_error("eri_brush cuda: segment %d: class %d has no generated code (classes 0..%d)", k, s->cls,
-                     ERI_NCLASS - 1);
+            sb_error("eri_brush cuda: segment %d: class %d: accepted classes 0..%d", k, s->cls, ERI_NCLASS - 1);
             return SB_EXIT_USAGE;
         }
         const bool je = s->path == ERI_PATH_JENG && b->mode == ERI_MODE_DIGEST;
+        if (!je && !e.fn[0]) {
+            sb_error("eri_brush cuda: segment %d: class %d has no generated code (f shells): only the J engine in "
+                     "digest mode computes it", k, s->cls);
+            return SB_EXIT_USAGE;
+        }
         if (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD && !je) {
             sb_error("eri_brush cuda: segment %d: path %d: accepted %d (HGP), %d (MD) or, in digest mode, %d (J engine)",
                      k, s->path, ERI_PATH_HGP, ERI_PATH_MD, ERI_PATH_JENG);
@@ -705,6 +712,18 @@ int cu_prepare(eri_batch *b)
     if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * ps->nprim);
     free(hp), free(hAB), free(hprim);
     if (rc) return rc;
+    {
+        /* the quartet list lives on the device whole; say so before cudaMalloc fails on it */
+        size_t free_b = 0, total_b = 0;
+        SB_CU(cudaMemGetInfo(&free_b, &total_b));
+        const size_t need = (size_t)w->nq * sizeof(eri_quartet) + nbf2 * 2 * sizeof(double);
+        if (need + (256u << 20) > free_b) {
+            sb_error("eri_brush cuda: the worklist's %ld screened quartets and J need %.1f GB of device memory, %.1f GB "
+                     "are free (the quartet list is kept on the device whole): use a smaller case or a larger screen=",
+                     w->nq, need / 1e9, free_b / 1e9);
+            return SB_EXIT_RUNTIME;
+        }
+    }
     if ((rc = upload(&st->q, w->q, (size_t)w->nq))) return rc;
     if ((rc = upload_boys(&st->boys))) return rc;
     if (b->mode == ERI_MODE_DIGEST) {
@@ -760,10 +779,15 @@ int cu_run(eri_batch *b)
         SB_CU(cudaMemsetAsync(st->M, 0, (size_t)st->nbf * st->nbf * sizeof(double), 0));
     const je_pass jpass = st->je ? je_pass_args(st, b) : je_pass{};
     const unsigned jgrid = (unsigned)((b->ps->npair + 127) / 128);
+    const bool jf = (jpass.used >> ERI_NPAIRCLASS_CODE) != 0; /* pairs with an f shell */
     if (st->je && b->ps->npair > 0) {
         SB_CU(cudaMemsetAsync(st->G, 0, (size_t)st->nje * sizeof(double), 0));
         je_pair_kernel<false><<<jgrid, 128>>>(jpass);
         SB_CU_LAUNCH();
+        if (jf) {
+            je_pair_kernel_any<false><<<jgrid, 128>>>(jpass);
+            SB_CU_LAUNCH();
+        }
     }
     if (timed) SB_CU(cudaEventRecord(st->ev[0], 0));
     kargs a = {};
@@ -776,13 +800,14 @@ int cu_run(eri_batch *b)
         const long n = s->q1 - s->q0;
         /* the path may be chosen again between runs (tests force one); the class is checked */
         const bool je = s->path == ERI_PATH_JENG;
-        if (!e.block || (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD && !(je && st->je))) {
+        if (!e.block || (je ? !st->je : (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD) || !e.fn[s->path])) {
             sb_error("eri_brush cuda: segment %d: class %d path %d has no kernel", k, s->cls, s->path);
             return SB_EXIT_RUNTIME;
         }
         if (je && n > 0) {
             je_args ja = {st->q, s->q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
-                          st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G};
+                          st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G,
+                          e.l[0] + e.l[1], e.l[2] + e.l[3]};
             long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
             if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
             je_kernel(s->cls)<<<(unsigned)grid, e.block>>>(ja);
@@ -799,6 +824,10 @@ int cu_run(eri_batch *b)
     if (st->je && b->ps->npair > 0) {
         je_pair_kernel<true><<<jgrid, 128>>>(jpass);
         SB_CU_LAUNCH();
+        if (jf) {
+            je_pair_kernel_any<true><<<jgrid, 128>>>(jpass);
+            SB_CU_LAUNCH();
+        }
     }
     if (timed) {
         /* waiting here only moves the harness's own wait forward */

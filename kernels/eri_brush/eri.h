@@ -34,18 +34,29 @@ extern "C" {
 #endif
 
 #define ERI_BOHR_ANGSTROM 0.529177210903 /* Angstrom per bohr, CODATA 2018 */
-#define ERI_LMAX 2                       /* highest shell angular momentum compiled (d) */
+#define ERI_LMAX 3                       /* highest shell angular momentum served (f) */
+/* Highest l of the generated straight-line classes (HGP, MD, transforms: gen/eri_gen.py
+ * --lmax, Makefile). The classes with an f shell have no generated code: in digest mode the
+ * J engine (jengine.h, generic in l) computes them, and mode=store is refused for them;
+ * the scalar reference (reference.c) serves every l <= ERI_LMAX. Generating f classes
+ * would make the code 16 times larger (56 MB of C), past what a build can compile. */
+#define ERI_CODE_LMAX 2
 #define ERI_MAXPRIM 24                   /* primitives per shell */
 #define ERI_NCART(l) (((l) + 1) * ((l) + 2) / 2)
 #define ERI_NSPH(l) (2 * (l) + 1)
 /* Shell-pair classes (la >= lb): index la(la+1)/2 + lb; quartet classes (bra pair class >=
- * ket pair class): index pb(pb+1)/2 + pk. l <= 2: 6 pair classes, 21 quartet classes. */
+ * ket pair class): index pb(pb+1)/2 + pk. l <= 3: 10 pair classes, 55 quartet classes, of
+ * which those with l <= ERI_CODE_LMAX come first (21: s, p, d), so a class has generated
+ * code exactly when its index is below ERI_NCLASS_CODE. */
 #define ERI_NPAIRCLASS ((ERI_LMAX + 1) * (ERI_LMAX + 2) / 2)
 #define ERI_NCLASS (ERI_NPAIRCLASS * (ERI_NPAIRCLASS + 1) / 2)
+#define ERI_NPAIRCLASS_CODE ((ERI_CODE_LMAX + 1) * (ERI_CODE_LMAX + 2) / 2)
+#define ERI_NCLASS_CODE (ERI_NPAIRCLASS_CODE * (ERI_NPAIRCLASS_CODE + 1) / 2)
 #define ERI_BOYS_MMAX (4 * ERI_LMAX) /* highest Boys order a class needs */
 
 static inline int eri_pair_class(int la, int lb) { return la * (la + 1) / 2 + lb; } /* la >= lb */
 static inline int eri_quartet_class(int pb, int pk) { return pb * (pb + 1) / 2 + pk; } /* pb >= pk */
+static inline int eri_class_has_code(int cls) { return cls >= 0 && cls < ERI_NCLASS_CODE; }
 
 /* ---- molecule and basis (input.c, basis.c) ------------------------------------------ */
 typedef struct {
@@ -236,6 +247,9 @@ int eri_cuda_boys(int m, const double *T, long n, double *F);
  * (Obara-Saika VRR + horizontal transfer), independent of the generated code. Block order
  * [i][j][k][l] over shells (a, b, c, d) as given; any l order. */
 void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *out);
+/* The reference's real solid harmonics of shell l (2 <= l <= ERI_LMAX) in its Cartesian
+ * functions: S[(m + l) * ERI_NCART(l) + c], m = -l..l, the transform its blocks go through. */
+void eri_ref_sph_matrix(int l, double *S);
 
 
 /* ---- generated class code (gen/eri_gen.py -> $(BUILD)/gen/eri_brush/) ---------------
@@ -289,12 +303,16 @@ typedef struct {
     double flops_prim[ERI_NPATH];  /* per primitive quartet */
     double flops_contr[ERI_NPATH]; /* per contracted quartet (HRR, transforms) */
 } eri_class_info;
+/* Every class 0..ERI_NCLASS-1; the classes without generated code have HGP and MD flops 0. */
 const eri_class_info *eri_class(int cls);
 /* Cheaper of HGP and MD for nb * nk primitive quartets of class cls (flop model);
- * --param path=hgp|md|jeng overrides through `forced` (-1: auto, which never picks jeng). */
+ * --param path=hgp|md|jeng overrides through `forced` (-1: auto, which never picks jeng).
+ * A class without generated code gets the J engine whatever is asked: it has no other path
+ * (so a worklist holding one has no store mode, eri_worklist_nocode_class). */
 int eri_path_choose(int cls, int nb, int nk, int forced);
 /* Digest mode, path=auto: whether class cls runs the J engine rather than HGP/MD. Measured,
- * not modelled (classinfo.c): the classes with la+lb+lc+ld >= ERI_JENG_LMIN. */
+ * not modelled (classinfo.c): the classes with la+lb+lc+ld >= ERI_JENG_LMIN, and every class
+ * without generated code. */
 #define ERI_JENG_LMIN 6
 int eri_path_digest_jeng(int cls);
 /* J engine: nb nk eri_je_flops_prim, nothing per quartet (its transforms are per pair). */

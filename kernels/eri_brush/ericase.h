@@ -43,10 +43,14 @@ int eri_case_parse(sb_params *p, eri_config *cfg);
 int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be);
 void eri_case_destroy(eri_case *ec);
 const eri_ops *eri_ops_for(sb_backend be);
-/* Runs `ops` over worklist w in store mode into a fresh array (caller frees). */
+/* Runs `ops` over worklist w in store mode into a fresh array (caller frees). Only the
+ * reference stores the classes without generated code (f shells). */
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out);
 /* A user's path=hgp|md|jeng (forced >= 0) over every segment of w, and w->flops to match. */
 void eri_worklist_force_path(eri_worklist *w, int forced, int pure);
+/* The first class of a non-empty segment without generated code (f shells), or -1 when
+ * every class has it, so that the worklist has a store mode. */
+int eri_worklist_nocode_class(const eri_worklist *w);
 /* path=auto in digest mode: the J engine for the classes eri_path_digest_jeng names. */
 void eri_worklist_digest_paths(eri_worklist *w, int pure);
 /* mpi_split.c: only with several MPI ranks (digest mode) */

@@ -16,7 +16,7 @@
 /* Column c of T is the generated transform of the c-th Cartesian unit block, so T is exactly
  * the transform the other paths apply (eri_sph_<la><lb>00 of class (la lb|ss)). Only the
  * classes with a d shell transform anything. */
-_Static_assert(ERI_LMAX == 2, "sph_columns names the (d l|ss) transforms");
+_Static_assert(ERI_CODE_LMAX == 2, "sph_columns names the (d l|ss) transforms");
 static void sph_columns(int la, int lb, double *T)
 {
     const int nc = ERI_NCART(la) * ERI_NCART(lb), nf = ERI_NSPH(la) * ERI_NSPH(lb);
@@ -34,6 +34,21 @@ static void sph_columns(int la, int lb, double *T)
     }
 }
 
+/* A pair with an f shell, for which no class has generated code: the scalar reference's
+ * solid harmonics on each shell (the identity on s and p), T = S_a x S_b. */
+static void sph_reference(int la, int lb, double *T)
+{
+    const int nca = ERI_NCART(la), ncb = ERI_NCART(lb), nfb = ERI_NSPH(lb);
+    double Sa[ERI_NSPH(ERI_LMAX) * ERI_NCART(ERI_LMAX)], Sb[ERI_NSPH(ERI_LMAX) * ERI_NCART(ERI_LMAX)];
+    eri_ref_sph_matrix(la, Sa);
+    eri_ref_sph_matrix(lb, Sb);
+    for (int i = 0; i < ERI_NSPH(la); i++)
+        for (int j = 0; j < nfb; j++)
+            for (int ca = 0; ca < nca; ca++)
+                for (int cb = 0; cb < ncb; cb++)
+                    T[(size_t)(i * nfb + j) * nca * ncb + ca * ncb + cb] = Sa[i * nca + ca] * Sb[j * ncb + cb];
+}
+
 void eri_je_sph_tables(int pure, double *T)
 {
     memset(T, 0, sizeof(double) * ERI_NPAIRCLASS * ERI_JE_TMAX);
@@ -41,7 +56,9 @@ void eri_je_sph_tables(int pure, double *T)
         for (int lb = 0; lb <= la; lb++) {
             double *t = T + (size_t)eri_pair_class(la, lb) * ERI_JE_TMAX;
             const int nc = ERI_NCART(la) * ERI_NCART(lb);
-            if (pure && la >= 2)
+            if (pure && la > ERI_CODE_LMAX)
+                sph_reference(la, lb, t);
+            else if (pure && la >= 2)
                 sph_columns(la, lb, t);
             else
                 for (int c = 0; c < nc; c++) t[(size_t)c * nc + c] = 1.0;
@@ -161,19 +178,33 @@ static inline __attribute__((always_inline)) void je_quartets(const eri_je_host 
                                                                int lab, int lcd)
 {
     const eri_pairs *ps = b->ps;
+    double W[ERI_JE_NH], F[2 * ERI_JE_LPAIR + 1], R[ERI_JE_NR], V[ERI_JE_NH];
     for (long i = q0; i < q1; i++) {
         const eri_quartet qu = b->w->q[i];
         const eri_pair *P = &ps->pair[qu.P], *Q = &ps->pair[qu.Q];
         eri_je_quartet(lab, lcd, ps->prim + P->pp0, sg->nb, ps->prim + Q->pp0, sg->nk, jh->H + jh->hoff[qu.P],
                        jh->H + jh->hoff[qu.Q], b->boys, Q->a == Q->b ? 1.0 : 2.0, P->a == P->b ? 1.0 : 2.0,
-                       qu.P != qu.Q, G + jh->hoff[qu.P], G + jh->hoff[qu.Q]);
+                       qu.P != qu.Q, G + jh->hoff[qu.P], G + jh->hoff[qu.Q], W, F, R, V);
     }
+}
+
+/* The classes without generated code (f shells): one instance with the angular momenta at
+ * run time. */
+static void je_quartets_any(const eri_je_host *jh, const eri_batch *b, const eri_segment *sg, long q0, long q1,
+                            double *G)
+{
+    const eri_class_info *c = eri_class(sg->cls);
+    if (!c) return;
+    const int lab = c->la + c->lb, lcd = c->lc + c->ld;
+    /* bounds the compiler can see, so that it proves the array indices */
+    if (lab < 0 || lab > ERI_JE_LPAIR || lcd < 0 || lcd > ERI_JE_LPAIR) return;
+    je_quartets(jh, b, sg, q0, q1, G, lab, lcd);
 }
 
 void eri_je_host_quartets(const eri_je_host *jh, const eri_batch *b, const eri_segment *sg, long q0, long q1, int t)
 {
 #define ERI_CLASS_CASE(la, lb, lc, ld) je_quartets(jh, b, sg, q0, q1, jh->Gt[t], la + lb, lc + ld)
-#define ERI_CLASS_DEFAULT (void)0
+#define ERI_CLASS_DEFAULT je_quartets_any(jh, b, sg, q0, q1, jh->Gt[t])
     ERI_CLASS_SWITCH(sg->cls)
 #undef ERI_CLASS_CASE
 #undef ERI_CLASS_DEFAULT

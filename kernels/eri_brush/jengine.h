@@ -141,19 +141,27 @@ ERI_JE_FN void eri_je_potential(int la, int lb, const double *ex, const double *
         }
 }
 
-/* R[idx(t,u,v)] = R^0_tuv for t+u+v <= L from F_0..F_L at T = alpha |P-Q|^2, a2 = -2 alpha:
+/* R[idx(t,u,v)] = R^0_tuv for t+u+v <= L from F_0..F_L at T = alpha |P-Q|^2, a2 = -2 alpha
+ * (F is scaled in place to a2^n F_n):
  * R^n_000 = a2^n F_n, R^n_{t+1,u,v} = t R^{n+1}_{t-1,u,v} + X R^{n+1}_{tuv} (u, v likewise).
  * In place from n = L down: within a level the entries go by descending order, so each
  * reads entries of the level above that are not yet overwritten. */
-ERI_JE_FN void eri_je_R(int L, const double *F, double a2, double X, double Y, double Z, double *R)
+ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double Z, double *R)
 {
-    double Fs[2 * ERI_JE_LPAIR + 1], pw = 1.0;
+    double pw = 1.0;
+#ifndef __CUDACC__
+    /* The run-time instance (classes without generated code): GCC cannot follow the writes
+     * below through its unrolled loops and would warn that R is read uninitialised. The
+     * constant instances skip this (and write every entry anyway). */
+    if (!__builtin_constant_p(L))
+        for (int k = 0; k < ERI_NHERM(L); k++) R[k] = 0.0;
+#endif
     ERI_JE_UNROLL
     for (int n = 0; n <= L; n++) {
-        Fs[n] = F[n] * pw;
+        F[n] *= pw;
         pw *= a2;
     }
-    R[0] = Fs[L];
+    R[0] = F[L];
     ERI_JE_UNROLL
     for (int n = L - 1; n >= 0; n--) {
         ERI_JE_UNROLL
@@ -172,7 +180,7 @@ ERI_JE_FN void eri_je_R(int L, const double *F, double a2, double X, double Y, d
                         r = Z * R[eri_herm_idx(t, u, v - 1)] + (v > 1 ? (v - 1) * R[eri_herm_idx(t, u, v - 2)] : 0.0);
                     R[eri_herm_idx(t, u, v)] = r;
                 }
-        R[0] = Fs[n];
+        R[0] = F[n];
     }
 }
 
@@ -210,10 +218,13 @@ ERI_JE_FN void eri_je_contract(int lab, int lcd, const double *R, double s, cons
 /* One shell quartet: bra primitive pairs outside, so the bra's potential W stays in
  * registers over the ket primitives; the ket's goes out per primitive quartet (only when the
  * pairs differ, P != Q). Hb/Gb: the bra pair's Hermite densities and potentials, nherm(lab)
- * per primitive pair; likewise Hk/Gk. boys: the Boys table for order L (eri_boys). */
+ * per primitive pair; likewise Hk/Gk. boys: the Boys table for order L (eri_boys).
+ * Scratch from the caller, sized for the classes it runs: W and V nherm(lab) and nherm(lcd),
+ * F L+1, R nherm(L). (The CUDA kernels of the generated classes keep the sizes of l <= 2, so
+ * that their code does not depend on ERI_LMAX.) */
 ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS ket, int nk, const double *Hb,
                               const double *Hk, const double *boys, double fcd, double fab, int other, double *Gb,
-                              double *Gk)
+                              double *Gk, double *W, double *F, double *R, double *V)
 {
     const int L = lab + lcd, nhb = ERI_NHERM(lab), nhk = ERI_NHERM(lcd);
     for (int i = 0; i < nb; i++) {
@@ -221,7 +232,6 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
         const double p = ERI_PF(bp, p), Kb = ERI_PF(bp, K);
         const double Px = ERI_PV(bp, P, 0), Py = ERI_PV(bp, P, 1), Pz = ERI_PV(bp, P, 2);
         const double *hb = Hb + (long)i * nhb;
-        double W[ERI_JE_NH];
         ERI_JE_UNROLL
         for (int k = 0; k < ERI_NHERM(lab); k++) W[k] = 0.0;
         for (int j = 0; j < nk; j++) {
@@ -229,7 +239,6 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
             const double q = ERI_PF(kp, p), pq = p + q, spq = ERI_SPQ(pq), ipq = ERI_IPQ(pq, spq);
             const double alpha = p * q * ipq, s = Kb * ERI_PF(kp, K) * spq;
             const double X = Px - ERI_PV(kp, P, 0), Y = Py - ERI_PV(kp, P, 1), Z = Pz - ERI_PV(kp, P, 2);
-            double F[2 * ERI_JE_LPAIR + 1], R[ERI_JE_NR], V[ERI_JE_NH];
             eri_boys(boys, L, alpha * (X * X + Y * Y + Z * Z), F);
             eri_je_R(L, F, -2.0 * alpha, X, Y, Z, R);
             const double *hk = Hk + (long)j * nhk;
@@ -251,7 +260,15 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
         ERI_JE_UNROLL
         for (int k = 0; k < ERI_NHERM(lab); k++) ERI_JE_ADD(Gb + (long)i * nhb + k, fcd * W[k]);
     }
-    (void)nhb;
+}
+
+/* The x, y and z E tables of one primitive pair. */
+ERI_JE_FN void eri_je_E3(int la, int lb, ERI_PRIMS pr, double *ex, double *ey, double *ez)
+{
+    const double h = ERI_PF(pr, h);
+    eri_je_E(la, lb, ERI_PV(pr, PA, 0), ERI_PV(pr, PB, 0), h, ex);
+    eri_je_E(la, lb, ERI_PV(pr, PA, 1), ERI_PV(pr, PB, 1), h, ey);
+    eri_je_E(la, lb, ERI_PV(pr, PA, 2), ERI_PV(pr, PB, 2), h, ez);
 }
 
 /* A pair's Hermite densities: its block of D (pure functions where the shells are) into
@@ -269,11 +286,7 @@ ERI_JE_FN void eri_je_pair_density(int la, int lb, ERI_PRIMS pp, int npp, const 
             for (int c = 0; c < nc; c++) Dc[c] += Tr[c] * d;
         }
     for (int k = 0; k < npp; k++) {
-        ERI_PRIMS pr = ERI_PRIM_AT(pp, k);
-        const double h = ERI_PF(pr, h);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 0), ERI_PV(pr, PB, 0), h, ex);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 1), ERI_PV(pr, PB, 1), h, ey);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 2), ERI_PV(pr, PB, 2), h, ez);
+        eri_je_E3(la, lb, ERI_PRIM_AT(pp, k), ex, ey, ez);
         eri_je_density(la, lb, ex, ey, ez, Dc, H + (long)k * nh);
     }
 }
@@ -287,11 +300,7 @@ ERI_JE_FN void eri_je_pair_finish(int la, int lb, ERI_PRIMS pp, int npp, const d
     double Mc[ERI_JE_NC], ex[ERI_JE_NE], ey[ERI_JE_NE], ez[ERI_JE_NE];
     for (int c = 0; c < nc; c++) Mc[c] = 0.0;
     for (int k = 0; k < npp; k++) {
-        ERI_PRIMS pr = ERI_PRIM_AT(pp, k);
-        const double h = ERI_PF(pr, h);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 0), ERI_PV(pr, PB, 0), h, ex);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 1), ERI_PV(pr, PB, 1), h, ey);
-        eri_je_E(la, lb, ERI_PV(pr, PA, 2), ERI_PV(pr, PB, 2), h, ez);
+        eri_je_E3(la, lb, ERI_PRIM_AT(pp, k), ex, ey, ez);
         eri_je_potential(la, lb, ex, ey, ez, G + (long)k * nh, Mc);
     }
     for (int f = 0; f < nfa * nfb; f++) {

@@ -24,11 +24,15 @@ struct je_args {
     const double *boys; /* the sub-table of order L */
     const double *H;
     double *G;
+    int lab, lcd; /* je_quartet_kernel_any only */
 };
 
-template <int LA, int LB, int LC, int LD>
-__device__ __forceinline__ void je_quartets(const je_args &a)
+/* The quartets of a launch, a thread each (grid stride); LP: the largest la+lb the scratch
+ * serves. lab, lcd: constants in the per-class kernels, run-time values in the generic one. */
+template <int LP>
+__device__ __forceinline__ void je_quartets(const je_args &a, int lab, int lcd)
 {
+    double W[ERI_NHERM(LP)], F[2 * LP + 1], R[ERI_NHERM(2 * LP)], V[ERI_NHERM(LP)];
     const long stride = (long)gridDim.x * blockDim.x;
     for (long t = (long)blockIdx.x * blockDim.x + threadIdx.x; t < a.n; t += stride) {
         const eri_quartet qu = a.q[a.q0 + t];
@@ -36,8 +40,8 @@ __device__ __forceinline__ void je_quartets(const je_args &a)
         const int hp = a.jp[qu.P].hoff, hq = a.jp[qu.Q].hoff;
         const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
         const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
-        eri_je_quartet(LA + LB, LC + LD, bra, a.nb, ket, a.nk, a.H + hp, a.H + hq, a.boys, (Q.sd & 1) ? 1.0 : 2.0,
-                       (P.sd & 1) ? 1.0 : 2.0, qu.P != qu.Q, a.G + hp, a.G + hq);
+        eri_je_quartet(lab, lcd, bra, a.nb, ket, a.nk, a.H + hp, a.H + hq, a.boys, (Q.sd & 1) ? 1.0 : 2.0,
+                       (P.sd & 1) ? 1.0 : 2.0, qu.P != qu.Q, a.G + hp, a.G + hq, W, F, R, V);
     }
 }
 
@@ -46,12 +50,19 @@ __device__ __forceinline__ void je_quartets(const je_args &a)
 template <int LA, int LB, int LC, int LD>
 __global__ void __launch_bounds__(class_block(LA, LB, LC, LD)) je_quartet_kernel(const je_args a)
 {
-    je_quartets<LA, LB, LC, LD>(a);
+    je_quartets<2 * ERI_CODE_LMAX>(a, LA + LB, LC + LD);
 }
 template <int LA, int LB, int LC, int LD>
 __global__ void __maxnreg__(255) je_quartet_kernel_wide(const je_args a)
 {
-    je_quartets<LA, LB, LC, LD>(a);
+    je_quartets<2 * ERI_CODE_LMAX>(a, LA + LB, LC + LD);
+}
+
+/* The classes without generated code (f shells): one kernel with the angular momenta at run
+ * time, so R, W and the E tables stay in local memory. */
+__global__ void __launch_bounds__(64) je_quartet_kernel_any(const je_args a)
+{
+    je_quartets<ERI_JE_LPAIR>(a, a.lab, a.lcd);
 }
 
 typedef void (*je_kernel_t)(const je_args);
@@ -79,7 +90,7 @@ je_kernel_t je_kernel(int cls)
     case c: return je_kernel_of<la, lb, lc, ld>();
         ERI_GEN_CLASSES(ERI_JE_CASE)
 #undef ERI_JE_CASE
-    default: return nullptr;
+    default: return cls >= 0 && cls < ERI_NCLASS ? je_quartet_kernel_any : nullptr;
     }
 }
 
@@ -94,37 +105,55 @@ struct je_pass {
     double *H, *M;
 };
 
-template <int LA, int LB, bool FINISH>
-__device__ void je_pair_pass(const je_pass &a, long k)
+/* Pair k's pass: Hermite densities, or (FINISH) its block of M. NBLK bounds the pair's
+ * Cartesian block: exact for the per-class instances, the largest for the generic one. */
+template <int NBLK, bool FINISH>
+__device__ __forceinline__ void je_pair_pass(const je_pass &a, long k, int la, int lb)
 {
     const dev_pair P = a.pair[k];
     const je_pair J = a.jp[k];
     const prim_view pp{a.prim + P.off, P.sd >> 1, J.npp * (P.sd >> 1)};
-    constexpr int nfa0 = ncart(LA), nfb0 = ncart(LB);
-    const int nfa = nfun(LA, a.pure), nfb = nfun(LB, a.pure);
+    const int nfa = nfun(la, a.pure), nfb = nfun(lb, a.pure);
     const double *T = a.T + (size_t)J.cls * ERI_JE_TMAX;
     if (FINISH) {
-        double blk[nfa0 * nfb0];
-        eri_je_pair_finish(LA, LB, pp, J.npp, T, nfa, nfb, a.G + J.hoff, blk);
+        double blk[NBLK];
+        eri_je_pair_finish(la, lb, pp, J.npp, T, nfa, nfb, a.G + J.hoff, blk);
         for (int i = 0; i < nfa; i++)
             for (int j = 0; j < nfb; j++) a.M[(long)(P.bf0a + i) * a.nbf + P.bf0b + j] += blk[i * nfb + j];
     } else {
-        eri_je_pair_density(LA, LB, pp, J.npp, T, nfa, nfb, a.D, a.nbf, P.bf0a, P.bf0b, a.H + J.hoff);
+        eri_je_pair_density(la, lb, pp, J.npp, T, nfa, nfb, a.D, a.nbf, P.bf0a, P.bf0b, a.H + J.hoff);
     }
 }
+#define ERI_JE_PAIR(la, lb) je_pair_pass<ncart(la) * ncart(lb), FINISH>(a, k, la, lb)
 
-static_assert(ERI_LMAX == 2, "je_pair_kernel lists the pair classes up to d");
+/* The pair classes with generated code, a case each at constant angular momenta. */
+static_assert(ERI_CODE_LMAX == 2, "je_pair_kernel lists the pair classes up to d");
 template <bool FINISH>
 __global__ void __launch_bounds__(128) je_pair_kernel(const je_pass a)
 {
     const long k = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= a.npair || !(a.used >> a.jp[k].cls & 1)) return;
     switch (a.jp[k].cls) {
-    case 0: je_pair_pass<0, 0, FINISH>(a, k); break;
-    case 1: je_pair_pass<1, 0, FINISH>(a, k); break;
-    case 2: je_pair_pass<1, 1, FINISH>(a, k); break;
-    case 3: je_pair_pass<2, 0, FINISH>(a, k); break;
-    case 4: je_pair_pass<2, 1, FINISH>(a, k); break;
-    default: je_pair_pass<2, 2, FINISH>(a, k); break;
+    case 0: ERI_JE_PAIR(0, 0); break;
+    case 1: ERI_JE_PAIR(1, 0); break;
+    case 2: ERI_JE_PAIR(1, 1); break;
+    case 3: ERI_JE_PAIR(2, 0); break;
+    case 4: ERI_JE_PAIR(2, 1); break;
+    case 5: ERI_JE_PAIR(2, 2); break;
+    default: break; /* je_pair_kernel_any */
     }
+}
+#undef ERI_JE_PAIR
+
+/* The pair classes with an f shell, the angular momenta at run time (in their own kernel, so
+ * that their larger frames do not weigh on the per-class cases above). */
+template <bool FINISH>
+__global__ void __launch_bounds__(128) je_pair_kernel_any(const je_pass a)
+{
+    const long k = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= a.npair || !(a.used >> a.jp[k].cls & 1) || a.jp[k].cls < ERI_NPAIRCLASS_CODE) return;
+    const int c = a.jp[k].cls;
+    int la = 0;
+    while ((la + 1) * (la + 2) / 2 <= c) la++;
+    je_pair_pass<ERI_JE_NC, FINISH>(a, k, la, c - la * (la + 1) / 2);
 }

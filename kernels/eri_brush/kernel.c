@@ -9,11 +9,11 @@
 
 static const sb_param_spec eri_params[] = {
     {"molecule", "cluster", "cluster (SIZE waters, from the seed), water, benzene, vitamin_c, taxol, valinomycin, or FILE.xyz (Angstrom)"},
-    {"basis", "cc-pvdz", "sto-3g, 6-31gs (6-31G*), cc-pvdz, def2-svp, or FILE.g94 (Gaussian-94 format)"},
-    {"cartesian", "0", "1: Cartesian d shells instead of pure (solid-harmonic) ones"},
-    {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral"},
+    {"basis", "cc-pvdz", "sto-3g, 6-31gs (6-31G*), cc-pvdz, def2-svp, cc-pvtz, def2-tzvp (f shells: digest mode only), or FILE.g94 (Gaussian-94 format; l <= 3)"},
+    {"cartesian", "0", "1: Cartesian d and f shells instead of pure (solid-harmonic) ones"},
+    {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral (s, p, d shells only)"},
     {"screen", "1e-12", "Schwarz threshold: quartets with sqrt((ab|ab)) sqrt((cd|cd)) below it are skipped, hartree"},
-    {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model); hgp or md: force one; jeng: J engine, digest through Hermite densities without forming the integrals (digest mode)"},
+    {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model); hgp or md: force one; jeng: J engine, digest through Hermite densities without forming the integrals (digest mode); classes with an f shell always run the J engine"},
     {"oracle", "4", "quartets per class recomputed by the scalar reference (large cases; small ones redo J whole)"},
     {NULL, NULL, NULL}};
 

@@ -40,7 +40,7 @@
 #include "sb.h"
 #include "sb_omp.h"
 
-#define OMP_MAXBLK (ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX) * ERI_NCART(ERI_LMAX))
+#define OMP_MAXBLK (ERI_NCART(ERI_CODE_LMAX) * ERI_NCART(ERI_CODE_LMAX) * ERI_NCART(ERI_CODE_LMAX) * ERI_NCART(ERI_CODE_LMAX))
 #define OMP_CHUNKS_PER_THREAD 48 /* enough to average the cost model's errors out */
 
 typedef struct {
@@ -193,6 +193,7 @@ static int omp_chunk_run(const eri_batch *b, const omp_state *st, const omp_chun
 {
     const eri_segment *sg = &b->w->seg[c->seg];
     if (sg->path == ERI_PATH_JENG) {
+        if (!st->je) return 0; /* store mode: the J engine forms no integrals */
         eri_je_host_quartets(st->je, b, sg, c->q0, c->q1, t);
         return 1;
     }
@@ -354,7 +355,8 @@ static int omp_run(eri_batch *b)
         }
     }
     if (bad) {
-        sb_error("eri_brush openmp_simd: a segment's class has no generated code");
+        sb_error("eri_brush openmp_simd: a segment has no code to run: its class has no generated code (f shells: "
+                 "the J engine, digest mode only), or it asks the J engine for integrals (store mode)");
         return SB_EXIT_RUNTIME;
     }
     if (timed) {

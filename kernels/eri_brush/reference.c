@@ -15,6 +15,7 @@
 #include "sb_omp.h"
 
 #define RL 3                   /* highest shell l served */
+_Static_assert(RL >= ERI_LMAX, "the reference serves every l a basis may hold");
 #define RE (2 * RL)            /* highest l on one side of the vertical recurrence */
 #define TWO_PI_2_5 34.986836655249725693 /* 2 pi^(5/2) */
 #define NTRI(n) (((n) + 1) * ((n) + 2) * ((n) + 3) / 6) /* triples of total <= n */
@@ -209,6 +210,14 @@ static void to_pure(int l, size_t pre, size_t post, const double *in, double *ou
                 for (int c = 0; c < nc; c++) s += sph[l][m][c] * in[(i * nc + c) * post + j];
                 out[(i * ns + m) * post + j] = s;
             }
+}
+
+void eri_ref_sph_matrix(int l, double *S)
+{
+    pthread_once(&init_once, ref_init);
+    const int nc = ERI_NCART(l);
+    for (int m = 0; m < 2 * l + 1; m++)
+        for (int c = 0; c < nc; c++) S[m * nc + c] = l >= 2 && l <= RL ? sph[l][m][c] : (m == c);
 }
 
 void eri_ref_quartet(const eri_basis *bas, int a, int b, int c, int d, double *out)

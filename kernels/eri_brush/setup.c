@@ -9,7 +9,7 @@
 #include "sb_omp.h"
 
 static const char *const shipped_molecules[] = {"water", "benzene", "vitamin_c", "taxol", "valinomycin", NULL};
-static const char *const shipped_bases[] = {"sto-3g", "6-31gs", "cc-pvdz", "def2-svp", NULL};
+static const char *const shipped_bases[] = {"sto-3g", "6-31gs", "cc-pvdz", "def2-svp", "cc-pvtz", "def2-tzvp", NULL};
 
 static int in_list(const char *s, const char *const *l)
 {
@@ -44,7 +44,8 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
         return SB_EXIT_USAGE;
     }
     if (!in_list(cfg->basis, shipped_bases) && !strstr(cfg->basis, ".g94")) {
-        sb_error("eri_brush: basis='%s': expected sto-3g, 6-31gs, cc-pvdz, def2-svp, or a path ending in .g94",
+        sb_error("eri_brush: basis='%s': expected sto-3g, 6-31gs, cc-pvdz, def2-svp, cc-pvtz, def2-tzvp, "
+                 "or a path ending in .g94",
                  cfg->basis);
         return SB_EXIT_USAGE;
     }
@@ -138,6 +139,14 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure);
     eri_worklist_force_path(&ec->w, cfg->path, cfg->pure);
     sb_progress_done();
+    const int nocode = eri_worklist_nocode_class(&ec->w);
+    if (cfg->mode == ERI_MODE_STORE && nocode >= 0) {
+        const eri_class_info *c = eri_class(nocode);
+        sb_error("eri_brush: mode=store: basis %s has f shells, and class (%c%c|%c%c) has no generated code; "
+                 "they are computed only by the J engine, in mode=digest",
+                 cfg->basis, "spdf"[c->la], "spdf"[c->lb], "spdf"[c->lc], "spdf"[c->ld]);
+        return SB_EXIT_USAGE;
+    }
     size_t n = (size_t)ec->bas.nbf;
     ec->D = malloc(sizeof(double) * n * n);
     ec->M = calloc(n * n, sizeof(double));
@@ -185,14 +194,26 @@ void eri_worklist_digest_paths(eri_worklist *w, int pure)
 void eri_worklist_force_path(eri_worklist *w, int forced, int pure)
 {
     if (forced < 0) return; /* the user overrides the flop model's choice */
-    for (int k = 0; k < w->nseg; k++) w->seg[k].path = forced;
+    for (int k = 0; k < w->nseg; k++) w->seg[k].path = eri_path_choose(w->seg[k].cls, w->seg[k].nb, w->seg[k].nk, forced);
     worklist_flops(w, pure);
+}
+
+int eri_worklist_nocode_class(const eri_worklist *w)
+{
+    for (int k = 0; k < w->nseg; k++)
+        if (!eri_class_has_code(w->seg[k].cls) && w->seg[k].q1 > w->seg[k].q0) return w->seg[k].cls;
+    return -1;
 }
 
 int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w, double **out)
 {
     *out = NULL;
     if (!w->store_off) return SB_EXIT_RUNTIME;
+    if (ops != &eri_ops_reference && eri_worklist_nocode_class(w) >= 0) {
+        sb_error("eri_brush: store run of a worklist with class %d, which has no generated code (f shells: digest "
+                 "mode only)", eri_worklist_nocode_class(w));
+        return SB_EXIT_RUNTIME;
+    }
     double *st = malloc(sizeof(double) * (size_t)(w->store_off[w->nq] ? w->store_off[w->nq] : 1));
     if (!st) return SB_EXIT_RUNTIME;
     /* the J engine forms no integrals: its segments take the flop model's path here */

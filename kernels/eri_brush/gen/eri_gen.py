@@ -93,15 +93,15 @@ def main():
     info.append("#define ERI_GEN_FLOPS_BOYS(L) (%d + %d * (L))\n\n" % boys_flops(None))
     info.append("/* Instantiated only where ERI_GEN_INFO_TABLE is defined (classinfo.c). */\n"
                 "#ifdef ERI_GEN_INFO_TABLE\n"
-                "_Static_assert(ERI_GEN_LMAX == ERI_LMAX && ERI_GEN_NCLASS == ERI_NCLASS,\n"
+                "_Static_assert(ERI_GEN_LMAX == ERI_CODE_LMAX && ERI_GEN_NCLASS == ERI_NCLASS_CODE,\n"
                 "               \"generated code and eri.h disagree on lmax\");\n"
                 "/* [cls] = {la, lb, lc, ld, {prim HGP, prim MD}, {contr HGP, contr MD}} */\n"
-                "static const eri_class_info eri_gen_class_info[ERI_NCLASS] = {\n")
+                "static const eri_class_info eri_gen_class_info[ERI_NCLASS_CODE] = {\n")
     for cls, la, lb, lc, ld, h, m, s in info_rows:
         info.append("    [%d] = {%d, %d, %d, %d, {%d, %d}, {%d, %d}},\n"
                     % (cls, la, lb, lc, ld, h.flops_prim, m.flops_prim, h.flops_contr,
                        m.flops_contr))
-    info.append("};\nstatic const double eri_gen_sph_flops[ERI_NCLASS] = {\n")
+    info.append("};\nstatic const double eri_gen_sph_flops[ERI_NCLASS_CODE] = {\n")
     for cls, la, lb, lc, ld, h, m, s in info_rows:
         info.append("    [%d] = %d,\n" % (cls, s.flops))
     info.append("};\n#endif\n\n#endif\n")
