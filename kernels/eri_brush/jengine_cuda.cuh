@@ -65,7 +65,27 @@ __global__ void __launch_bounds__(64) je_quartet_kernel_any(const je_args a)
     je_quartets<ERI_JE_LPAIR>(a, a.lab, a.lcd);
 }
 
+/* The f classes up to L = 6 (most of their time: (fs|ss), (fs|ps), (fs|ds), (fp|ps)...) at
+ * constant (la+lb, lc+ld), unrolled as the s/p/d ones are; the larger ones stay generic. */
+template <int LAB, int LCD>
+__global__ void __maxnreg__(255) je_quartet_kernel_f(const je_args a)
+{
+    je_quartets<(LAB > LCD ? LAB : LCD)>(a, LAB, LCD);
+}
+
 typedef void (*je_kernel_t)(const je_args);
+
+je_kernel_t je_kernel_f(int lab, int lcd)
+{
+    switch (lab * 16 + lcd) {
+#define ERI_JE_F(x, y) \
+    case x * 16 + y: return je_quartet_kernel_f<x, y>;
+        ERI_JE_F(3, 0) ERI_JE_F(3, 1) ERI_JE_F(3, 2) ERI_JE_F(3, 3) ERI_JE_F(4, 0)
+        ERI_JE_F(4, 1) ERI_JE_F(4, 2) ERI_JE_F(5, 0) ERI_JE_F(5, 1) ERI_JE_F(6, 0)
+#undef ERI_JE_F
+    default: return je_quartet_kernel_any;
+    }
+}
 
 /* Resident blocks per SM of the classes that path=auto runs on the J engine (L >= 6; the
  * kernels hold 255 registers and 0.3-4.9 KB stack frames). On the H100, taxol/cc-pVDZ, ms,
@@ -90,7 +110,10 @@ je_kernel_t je_kernel(int cls)
     case c: return je_kernel_of<la, lb, lc, ld>();
         ERI_GEN_CLASSES(ERI_JE_CASE)
 #undef ERI_JE_CASE
-    default: return cls >= 0 && cls < ERI_NCLASS ? je_quartet_kernel_any : nullptr;
+    default: {
+        const eri_class_info *c = eri_class(cls); /* no generated code: an f shell */
+        return c ? je_kernel_f(c->la + c->lb, c->lc + c->ld) : nullptr;
+    }
     }
 }
 
