@@ -15,16 +15,15 @@ static pthread_once_t all_once = PTHREAD_ONCE_INIT;
 
 static void all_init(void)
 {
-    for (int la = 0, pb = 0; la <= ERI_LMAX; la++)
-        for (int lb = 0; lb <= la; lb++, pb++)
-            for (int lc = 0, pk = 0; lc <= ERI_LMAX && pk <= pb; lc++)
-                for (int ld = 0; ld <= lc && pk <= pb; ld++, pk++) {
-                    const int cls = eri_quartet_class(pb, pk);
-                    if (eri_class_has_code(cls))
-                        all_classes[cls] = eri_gen_class_info[cls];
-                    else
-                        all_classes[cls] = (eri_class_info){la, lb, lc, ld, {0, 0}, {0, 0}};
-                }
+    for (int pb = 0; pb < ERI_NPAIRCLASS; pb++)
+        for (int pk = 0; pk <= pb; pk++) {
+            const int cls = eri_quartet_class(pb, pk);
+            int la, lb, lc, ld;
+            eri_pair_class_l(pb, &la, &lb);
+            eri_pair_class_l(pk, &lc, &ld);
+            all_classes[cls] = eri_class_has_code(cls) ? eri_gen_class_info[cls]
+                                                       : (eri_class_info){la, lb, lc, ld, {0, 0}, {0, 0}};
+        }
 }
 
 const eri_class_info *eri_class(int cls)

@@ -56,6 +56,13 @@ extern "C" {
 
 static inline int eri_pair_class(int la, int lb) { return la * (la + 1) / 2 + lb; } /* la >= lb */
 static inline int eri_quartet_class(int pb, int pk) { return pb * (pb + 1) / 2 + pk; } /* pb >= pk */
+/* The inverse of eri_pair_class: pair class pc -> (la, lb). */
+static inline void eri_pair_class_l(int pc, int *la, int *lb)
+{
+    int l = 0;
+    while ((l + 1) * (l + 2) / 2 <= pc) l++;
+    *la = l, *lb = pc - l * (l + 1) / 2;
+}
 static inline int eri_class_has_code(int cls) { return cls >= 0 && cls < ERI_NCLASS_CODE; }
 
 /* ---- molecule and basis (input.c, basis.c) ------------------------------------------ */

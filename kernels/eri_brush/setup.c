@@ -209,9 +209,10 @@ int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w,
 {
     *out = NULL;
     if (!w->store_off) return SB_EXIT_RUNTIME;
-    if (ops != &eri_ops_reference && eri_worklist_nocode_class(w) >= 0) {
+    const int nocode = ops == &eri_ops_reference ? -1 : eri_worklist_nocode_class(w);
+    if (nocode >= 0) {
         sb_error("eri_brush: store run of a worklist with class %d, which has no generated code (f shells: digest "
-                 "mode only)", eri_worklist_nocode_class(w));
+                 "mode only)", nocode);
         return SB_EXIT_RUNTIME;
     }
     double *st = malloc(sizeof(double) * (size_t)(w->store_off[w->nq] ? w->store_off[w->nq] : 1));

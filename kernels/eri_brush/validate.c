@@ -43,6 +43,14 @@ static int by_pq(const void *x, const void *y)
     return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
+/* Whether quartet (s[0] s[1]|s[2] s[3]) has a shell beyond the generated code (an f shell). */
+static int beyond_code(const eri_basis *bs, const int s[4])
+{
+    int f = 0;
+    for (int t = 0; t < 4; t++) f |= bs->sh[s[t]].l > ERI_CODE_LMAX;
+    return f;
+}
+
 /* The backend that stores the integrals of worklist w: ops, or the scalar reference where w
  * has a class without generated code (f shells; the backend's J is checked on its own). */
 static const eri_ops *store_ops(const eri_ops *ops, const eri_worklist *w, const char **tag)
@@ -88,8 +96,9 @@ static int check_blocks(eri_case *ec, const eri_ops *ops, const eri_ref *r, sb_v
         const eri_ref_block *rb = &r->blk[b];
         long P = q[b].P, Q = q[b].Q, k[2] = {P > Q ? P * npair + Q : Q * npair + P, 0};
         long *hit = bsearch(k, key, (size_t)w.nq, 2 * sizeof(long), by_pq);
-        int sh[4], nb[4], fs = 0;
-        for (int t = 0; t < 4; t++) nb[t] = bs->sh[rb->s[t]].nbf, fs |= bs->sh[rb->s[t]].l > ERI_CODE_LMAX;
+        int sh[4], nb[4];
+        const int fs = beyond_code(bs, rb->s);
+        for (int t = 0; t < 4; t++) nb[t] = bs->sh[rb->s[t]].nbf;
         if (!hit || nb[0] * nb[1] * nb[2] * nb[3] != rb->n) {
             missing++;
             continue;
@@ -306,9 +315,7 @@ static void check_symmetry(eri_case *ec, sb_validation *v, int *rc)
     for (long i = 0; !*rc && i < nq; i++) {
         int sh[4];
         quartet_shells(&ec->ps, q[i], sh);
-        const int f = !eri_class_has_code(ec->ps.pair[q[i].P].cls > ec->ps.pair[q[i].Q].cls
-                                              ? eri_quartet_class(ec->ps.pair[q[i].P].cls, ec->ps.pair[q[i].Q].cls)
-                                              : eri_quartet_class(ec->ps.pair[q[i].Q].cls, ec->ps.pair[q[i].P].cls));
+        const int f = beyond_code(bs, sh);
         cnt[f]++;
         eri_ref_quartet(bs, sh[0], sh[1], sh[2], sh[3], x);
         for (int k = 1; k < 8; k++) {
