@@ -107,6 +107,8 @@ expect_usage "mode=store" run $E --param molecule=water --param basis=cc-pvtz --
 printf '****\nO 0\nG 1 1.00\n 1.0 1.0\n****\nH 0\nS 1 1.00\n 1.0 1.0\n****\n' >"$work/g.g94"
 expect_usage "g shells" run $E --param molecule=water --param basis="$work/g.g94"
 expect_usage "cc-pvqz" run $E --param basis=cc-pvqz
+expect_usage "prim_screen=0.001" run $E --param prim_screen=0.001
+expect_usage "prim_screen=-1" run $E --param prim_screen=-1
 # dfratom_scf: open shells, unknown elements, impossible charges, untabulated nuclei
 D=dfratom_scf
 expect_usage "closed-shell" run $D --param atom=C

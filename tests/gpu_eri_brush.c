@@ -64,7 +64,7 @@ static void water_basis(water *c, int pure, const char *basis)
     snprintf(rel, sizeof rel, "basis/%s.g94", basis);
     assert_int_equal(eri_data_path(rel, path, sizeof path), 0);
     assert_int_equal(eri_basis_build(path, &c->mol, pure, &c->bas), 0);
-    assert_int_equal(eri_pairs_build(&c->bas, &c->ps), 0);
+    assert_int_equal(eri_pairs_build(&c->bas, ERI_PRIM_SCREEN_DEFAULT, &c->ps), 0);
     assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 0.0, &c->w), 0);
     assert_true(c->w.nq > 0 && c->w.nseg > 0);
     const int n = c->bas.nbf;

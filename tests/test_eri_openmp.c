@@ -30,7 +30,7 @@ typedef struct {
 } tcase;
 
 /* cluster = 0: the shipped water molecule; n > 0: eri_water_cluster(n). */
-static int tcase_make(tcase *c, int cluster, int pure, const char *basis)
+static int tcase_make(tcase *c, int cluster, int pure, const char *basis, double prim_eps)
 {
     char path[512];
     memset(c, 0, sizeof *c);
@@ -42,7 +42,7 @@ static int tcase_make(tcase *c, int cluster, int pure, const char *basis)
     snprintf(rel, sizeof rel, "basis/%s.g94", basis);
     if (eri_data_path(rel, path, sizeof path)) return -1;
     if (eri_basis_build(path, &c->mol, pure, &c->bas)) return -1;
-    if (eri_pairs_build(&c->bas, &c->ps)) return -1;
+    if (eri_pairs_build(&c->bas, prim_eps, &c->ps)) return -1;
     if (eri_worklist_build(&c->bas, &c->ps, 1e-12, &c->w)) return -1;
     const int n = c->bas.nbf;
     c->D = malloc(sizeof(double) * (size_t)n * n);
@@ -89,10 +89,10 @@ static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads
     return out;
 }
 
-static int load(void **state, int cluster, int pure, const char *basis)
+static int load_eps(void **state, int cluster, int pure, const char *basis, double prim_eps)
 {
     tcase *c = malloc(sizeof *c);
-    if (!c || tcase_make(c, cluster, pure, basis)) {
+    if (!c || tcase_make(c, cluster, pure, basis, prim_eps)) {
         print_message("skipped: water.xyz / %s.g94 not found or not readable\n", basis);
         if (c) tcase_free(c);
         free(c);
@@ -102,6 +102,13 @@ static int load(void **state, int cluster, int pure, const char *basis)
     *state = c;
     return 0;
 }
+static int load(void **state, int cluster, int pure, const char *basis)
+{
+    return load_eps(state, cluster, pure, basis, ERI_PRIM_SCREEN_DEFAULT);
+}
+/* primitive screening far coarser than the default, so that its bound is what is tested */
+#define COARSE_PRIM_EPS 1e-9
+static int setup_water3_coarse(void **state) { return load_eps(state, 3, 1, "cc-pvdz", COARSE_PRIM_EPS); }
 static int setup_water_pure(void **state) { return load(state, 0, 1, "cc-pvdz"); }
 static int setup_water2_cart(void **state) { return load(state, 2, 0, "cc-pvdz"); }
 /* f shells on O: every class with an f shell has no generated code and runs the J engine */
@@ -240,6 +247,50 @@ static void test_f_store_refused(void **state)
     free(st);
 }
 
+/* Primitive screening (pairs.c): each integral within the bound 2 eps of the unscreened
+ * reference's (which starts from the shells, not from the pairs), with primitive pairs
+ * actually dropped, the kept ones a prefix of each pair's list. */
+static void test_prim_screen_bound(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    static const int bucket[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+    long dropped = 0;
+    for (long i = 0; i < c->ps.npair; i++) {
+        const eri_pair *p = &c->ps.pair[i];
+        assert_true(p->npp >= 1 && p->npp <= p->npp_full);
+        assert_int_equal(p->npp_full, c->bas.sh[p->a].nprim * c->bas.sh[p->b].nprim);
+        int in = p->npp == p->npp_full;
+        for (size_t k = 0; k < sizeof bucket / sizeof *bucket; k++) in |= p->npp == bucket[k];
+        assert_true(in);
+        dropped += p->npp_full - p->npp;
+    }
+    assert_true(c->w.nprimq < 0.8 * c->w.nprimq_full);
+    const size_t n = (size_t)c->w.store_off[c->w.nq];
+    double *ref = run_ops(&eri_ops_reference, c, ERI_MODE_STORE, 1, 0);
+    double *omp = run_ops(&eri_ops_openmp_simd, c, ERI_MODE_STORE, 2, 0);
+    const double d = max_diff(ref, omp, n);
+    print_message("prim_screen %g: %ld primitive pairs dropped, primitive quartets %.3g of %.3g, max|dI| %.3g "
+                  "(bound %.1g)\n", COARSE_PRIM_EPS, dropped, c->w.nprimq, c->w.nprimq_full, d, 2 * COARSE_PRIM_EPS);
+    assert_true(d <= 2 * COARSE_PRIM_EPS);
+    assert_true(d > 1e-14); /* the dropped pairs did count: not exact to rounding */
+    free(ref), free(omp);
+}
+
+/* prim_screen = 0 keeps every primitive pair. */
+static void test_prim_screen_off(void **state)
+{
+    (void)state;
+    tcase c;
+    if (tcase_make(&c, 3, 1, "cc-pvdz", 0.0)) {
+        tcase_free(&c);
+        skip();
+    }
+    for (long i = 0; i < c.ps.npair; i++) assert_int_equal(c.ps.pair[i].npp, c.ps.pair[i].npp_full);
+    assert_true(c.w.nprimq == c.w.nprimq_full);
+    tcase_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest pure[] = {
@@ -258,7 +309,13 @@ int main(void)
         cmocka_unit_test(test_jeng_matches_reference),
         cmocka_unit_test(test_f_store_refused),
     };
+    const struct CMUnitTest screen[] = {
+        cmocka_unit_test(test_prim_screen_bound),
+        cmocka_unit_test(test_prim_screen_off),
+    };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
+    fails += cmocka_run_group_tests_name("eri_openmp 3 waters, coarse primitive screening", screen,
+                                         setup_water3_coarse, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 2 waters cc-pvdz (Cartesian)", cart, setup_water2_cart, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp water cc-pvtz (pure, f shells)", tz, setup_water_tz, teardown);
     return fails;

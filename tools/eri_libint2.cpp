@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -34,6 +35,7 @@ struct Opts {
     bool cart = false, full = false;
     long sample = 0;
     double screen = 1e-12;
+    double precision = -1; // bench: libint2's own default (below); ref, check, info: always 0
     uint64_t seed = 1;
     int threads = 0, reps = 3, warmup = 1;
     std::string cmdline;
@@ -46,7 +48,9 @@ struct Opts {
                  "usage: eri_libint2 ref   --molecule M --basis B [--cart] [--screen S] [--seed N]\n"
                  "                         (--full | --sample K) --out FILE\n"
                  "       eri_libint2 bench --molecule M --basis B [--cart] [--threads N] [--reps R] [--warmup W]\n"
-                 "                         [--screen S] [--seed N] [--json FILE]\n"
+                 "                         [--screen S] [--seed N] [--precision E] [--json FILE]\n"
+                 "                         (E: Engine::set_precision, default libint2's own, the double\n"
+                 "                         epsilon, which drops negligible primitive pairs and quartets)\n"
                  "       eri_libint2 check --molecule M --basis B [--cart] [--seed N]\n"
                  "       eri_libint2 info  --molecule M --basis B [--cart] [--screen S]\n"
                  "common: --data DIR (default $SB_DATA or kernels/eri_brush/data)\n",
@@ -72,6 +76,7 @@ Opts parse(int argc, char **argv)
         else if (a == "--full") o.full = true;
         else if (a == "--sample") o.sample = std::atol(val(i));
         else if (a == "--screen") o.screen = std::atof(val(i));
+        else if (a == "--precision") o.precision = std::atof(val(i));
         else if (a == "--seed") o.seed = std::strtoull(val(i), nullptr, 10);
         else if (a == "--threads") o.threads = std::atoi(val(i));
         else if (a == "--reps") o.reps = std::atoi(val(i));
@@ -127,6 +132,7 @@ struct Problem {
     std::vector<int> byQ;                  // pair indices, Q descending
     std::vector<double> D;                 // nbf*nbf density
     std::vector<int> pcls, psize, pnpp;    // per pair: class, functions, primitive pairs
+    double precision = 0;                  // Engine::set_precision for coulomb()
 };
 
 int quartet_cls(const Problem &p, int P, int Q)
@@ -135,12 +141,13 @@ int quartet_cls(const Problem &p, int P, int Q)
     return eri_quartet_class(std::max(cp, cq), std::min(cp, cq));
 }
 
-libint2::Engine make_engine(const Problem &p)
+// precision 0 (reference data, Schwarz factors): libint2 drops no primitive pair or quartet,
+// so blocks are exact to roundoff; the bench passes its --precision
+libint2::Engine make_engine(const Problem &p, double precision = 0)
 {
     libint2::Engine e(libint2::Operator::coulomb, (int)libint2::max_nprim(p.sh), libint2::max_l(p.sh),
                       0);
-    // precision 0: libint2 drops no primitive quartet, so blocks are exact to roundoff
-    e.set_precision(0);
+    e.set_precision(precision);
     return e;
 }
 
@@ -269,7 +276,7 @@ Digest coulomb(const Problem &p, double screen, bool sums)
     std::vector<long double> sP(sums ? np : 0), s2P(sums ? np : 0);
 #pragma omp parallel
     {
-        auto eng = make_engine(p);
+        auto eng = make_engine(p, p.precision);
         const auto &buf = eng.results();
         std::vector<double> Gt((size_t)n * n, 0.0);
 #pragma omp for schedule(dynamic)
@@ -522,6 +529,8 @@ int mode_bench(const Opts &o, Problem &p)
 {
     if (o.threads > 0) omp_set_num_threads(o.threads);
     const int threads = omp_get_max_threads();
+    // libint2's default precision unless told: what a program using libint2 gets
+    p.precision = o.precision >= 0 ? o.precision : std::numeric_limits<double>::epsilon();
     schwarz(p);
     Counts c = count(p, o.screen);
     for (int w = 0; w < o.warmup; ++w) coulomb(p, o.screen, false); // engines, pages, caches
@@ -539,12 +548,12 @@ int mode_bench(const Opts &o, Problem &p)
     char b[4096];
     std::snprintf(b, sizeof b,
                   "{\"molecule\": %s, \"basis\": %s, \"pure\": %d, \"nbf\": %d, \"nshell\": %zu, "
-                  "\"threads\": %d, \"reps\": %d, \"warmup\": %d, \"screen\": %.3g, \"quartets\": %.0f, \"eris\": %.0f, "
+                  "\"threads\": %d, \"reps\": %d, \"warmup\": %d, \"screen\": %.3g, \"precision\": %.3g, \"quartets\": %.0f, \"eris\": %.0f, "
                   "\"prim_quartets\": %.0f, \"seconds_median\": %.6g, \"seconds_min\": %.6g, "
                   "\"seconds_max\": %.6g, \"eris_per_s\": %.6g, \"quartets_per_s\": %.6g, "
                   "\"libint2_version\": %s, \"cpu\": %s, \"ej\": %.17g}\n",
                   json_str(o.molecule).c_str(), json_str(o.basis).c_str(), o.cart ? 0 : 1, p.nbf,
-                  p.sh.size(), threads, o.reps, o.warmup, o.screen, c.nq, c.neris, c.nprimq, med, s.front(),
+                  p.sh.size(), threads, o.reps, o.warmup, o.screen, p.precision, c.nq, c.neris, c.nprimq, med, s.front(),
                   s.back(), c.neris / med, c.nq / med, json_str(LIBINT_VERSION).c_str(),
                   json_str(cpu_model()).c_str(), ej);
     std::fputs(b, stdout);

@@ -136,7 +136,9 @@ typedef struct {
 typedef struct {
     int a, b;      /* shell indices; l(a) >= l(b) (ties: a >= b) */
     int la, lb, cls; /* cls = eri_pair_class(la, lb) */
-    int npp, pp0;  /* primitive pairs prim[pp0 .. pp0+npp) */
+    int npp, pp0;  /* primitive pairs computed: prim[pp0 .. pp0+npp), after screening */
+    int npp_full;  /* primitive pairs of the contraction (nprim(a) nprim(b)); prim[pp0 ..
+                      pp0+npp_full) holds them all, largest Schwarz factor first */
     double AB[3];  /* A - B */
     double schwarz; /* sqrt(max |(ab|ab)|) over the pair's functions */
 } eri_pair;
@@ -172,12 +174,17 @@ typedef struct {
     eri_segment *seg;
     long *store_off;  /* store mode: first integral of quartet i; store_off[nq] = total */
     double neris;     /* integrals in the list (sum of block sizes) */
-    double nprimq;    /* primitive quartets (sum of nb * nk) */
+    double nprimq;    /* primitive quartets computed (sum of nb * nk) */
+    double nprimq_full; /* primitive quartets of the contractions (sum of K_a K_b K_c K_d) */
     double flops;     /* from the per-class flop model for the chosen paths */
 } eri_worklist;
 
-/* Builds pairs (and their Schwarz factors, with the scalar reference). */
-int eri_pairs_build(const eri_basis *b, eri_pairs *ps);
+/* Builds pairs (and their Schwarz factors, with the scalar reference). prim_eps > 0 screens
+ * primitive pairs: each shell pair keeps its largest primitive pairs (by their own Schwarz
+ * factors) such that no integral moves by more than 2 prim_eps hartree (bound in pairs.c);
+ * 0 keeps them all. */
+#define ERI_PRIM_SCREEN_DEFAULT 1e-18
+int eri_pairs_build(const eri_basis *b, double prim_eps, eri_pairs *ps);
 void eri_pairs_free(eri_pairs *ps);
 /* Screened canonical quartets (schwarz_P * schwarz_Q >= screen), sorted into segments. */
 int eri_worklist_build(const eri_basis *b, const eri_pairs *ps, double screen, eri_worklist *w);

@@ -18,6 +18,7 @@ typedef struct {
     char basis[256];    /* shipped name or a .g94 path */
     int size, pure, mode, path; /* path: -1 auto */
     double screen;
+    double prim_screen; /* primitive pairs: bound on the change of any integral / 2, hartree */
     long oracle;        /* quartets per class in the oracle sample */
     uint64_t seed;
 } eri_config;

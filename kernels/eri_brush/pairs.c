@@ -26,10 +26,11 @@ static int pair_orient(const eri_basis *bs, int s, int t, int *a, int *b)
     return 0;
 }
 
-static double pair_schwarz(const eri_basis *bs, const eri_pair *pr, double *buf)
+/* sqrt(max |(ab|ab)|) over the functions of shells a, b of bs (the Schwarz factor) */
+static double diag_schwarz(const eri_basis *bs, int a, int b, double *buf)
 {
-    int na = bs->sh[pr->a].nbf, nb = bs->sh[pr->b].nbf;
-    eri_ref_quartet(bs, pr->a, pr->b, pr->a, pr->b, buf);
+    int na = bs->sh[a].nbf, nb = bs->sh[b].nbf;
+    eri_ref_quartet(bs, a, b, a, b, buf);
     double m = 0.0;
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
@@ -39,7 +40,21 @@ static double pair_schwarz(const eri_basis *bs, const eri_pair *pr, double *buf)
     return sqrt(m);
 }
 
-int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
+/* The Schwarz factor of primitive pair (i, j) of pair pr alone, its coefficients included. */
+static double prim_schwarz(const eri_basis *bs, const eri_pair *pr, int i, int j, double *buf)
+{
+    const eri_shell *A = &bs->sh[pr->a], *B = &bs->sh[pr->b];
+    eri_shell s[2] = {*A, *B};
+    s[0].nprim = s[1].nprim = 1;
+    s[0].alpha[0] = A->alpha[i], s[0].coef[0] = A->coef[i];
+    s[1].alpha[0] = B->alpha[j], s[1].coef[0] = B->coef[j];
+    eri_basis t = {.nshell = 2, .sh = s};
+    return diag_schwarz(&t, 0, 1, buf);
+}
+
+static int prim_screen(eri_pairs *ps, const double *q, double eps);
+
+int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
 {
     memset(ps, 0, sizeof *ps);
     long ns = bs->nshell;
@@ -62,7 +77,7 @@ int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
             pair_orient(bs, s, t, &pr->a, &pr->b);
             const eri_shell *A = &bs->sh[pr->a], *B = &bs->sh[pr->b];
             pr->la = A->l, pr->lb = B->l, pr->cls = eri_pair_class(A->l, B->l);
-            pr->pp0 = (int)pp, pr->npp = A->nprim * B->nprim;
+            pr->pp0 = (int)pp, pr->npp = pr->npp_full = A->nprim * B->nprim;
             double ab2 = 0;
             for (int x = 0; x < 3; x++) {
                 pr->AB[x] = A->O[x] - B->O[x];
@@ -84,6 +99,9 @@ int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
         }
     int nmax = ERI_NCART(bs->lmax) * ERI_NCART(bs->lmax);
     int rc = SB_OK;
+    /* per primitive pair its own Schwarz factor, for the primitive screening */
+    double *q = prim_eps > 0 ? malloc(sizeof(double) * (size_t)(nprim ? nprim : 1)) : NULL;
+    if (prim_eps > 0 && !q) rc = SB_EXIT_RUNTIME;
 #pragma omp parallel
     {
         double *buf = malloc(sizeof(double) * (size_t)nmax * nmax);
@@ -92,15 +110,92 @@ int eri_pairs_build(const eri_basis *bs, eri_pairs *ps)
             rc = SB_EXIT_RUNTIME;
         }
 #pragma omp for schedule(dynamic, 64)
-        for (long i = 0; i < ps->npair; i++)
-            if (buf) ps->pair[i].schwarz = pair_schwarz(bs, &ps->pair[i], buf);
+        for (long i = 0; i < ps->npair; i++) {
+            eri_pair *pr = &ps->pair[i];
+            if (!buf) continue;
+            pr->schwarz = diag_schwarz(bs, pr->a, pr->b, buf);
+            if (!q) continue;
+            if (pr->npp == 1) q[pr->pp0] = pr->schwarz; /* nothing to drop: no second call */
+            else
+                for (int k = 0; k < pr->npp; k++)
+                    q[pr->pp0 + k] = prim_schwarz(bs, pr, k / bs->sh[pr->b].nprim, k % bs->sh[pr->b].nprim, buf);
+        }
         free(buf);
     }
+    if (!rc && q) rc = prim_screen(ps, q, prim_eps);
+    free(q);
     if (rc) {
         sb_error("eri_brush: out of memory for the Schwarz factors");
         eri_pairs_free(ps);
     }
     return rc;
+}
+
+/* ---- primitive-pair screening --------------------------------------------------------
+ * A contracted product of pair AB is the sum of its primitive pairs' products, and for the
+ * Coulomb kernel (positive definite) each primitive pair ij, primitive pair kl of CD add at
+ * most q_ij q_kl to any integral (ab|cd) of their functions (Schwarz inequality; q is the
+ * primitive pair's own Schwarz factor, coefficients included, prim_schwarz). Dropping from
+ * AB primitive pairs whose q sum to e_AB, and from CD e_CD, changes (ab|cd) by at most
+ * e_AB S_CD + S_AB e_CD, S a pair's sum of q. Each pair drops its smallest primitive pairs
+ * while e <= eps / max S, so no integral moves by more than 2 eps: a bound, not an estimate.
+ * The kept count is rounded up to prim_bucket() with the next primitive pairs in order (so
+ * rounding only adds accuracy), so that pairs of a class fall into few groups: a group, and
+ * so a segment, needs one count. The pair's primitives are reordered, largest q first. */
+static int prim_bucket(int n, int full)
+{
+    static const int b[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 576};
+    int i = 0;
+    while (i + 1 < (int)(sizeof b / sizeof *b) && b[i] < n) i++;
+    return b[i] < full ? b[i] : full;
+}
+
+static const double *sort_q; /* qsort has no context argument in C11 */
+static int by_q_desc(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    if (sort_q[a] != sort_q[b]) return sort_q[a] > sort_q[b] ? -1 : 1;
+    return a - b;
+}
+
+static int prim_screen(eri_pairs *ps, const double *q, double eps)
+{
+    double smax = 0;
+    for (long i = 0; i < ps->npair; i++) {
+        const eri_pair *pr = &ps->pair[i];
+        double s = 0;
+        for (int k = 0; k < pr->npp; k++) s += q[pr->pp0 + k];
+        if (s > smax) smax = s;
+    }
+    if (smax <= 0) return SB_OK;
+    const double tau = eps / smax;
+    int *idx = malloc(sizeof(int) * (size_t)ps->nprim);
+    eri_prim *tmp = malloc(sizeof *tmp * (size_t)ps->nprim);
+    if (!idx || !tmp) {
+        free(idx), free(tmp);
+        return SB_EXIT_RUNTIME;
+    }
+    for (long k = 0; k < ps->nprim; k++) idx[k] = (int)k;
+    /* each pair's primitive pairs by q, largest first (sort_q is shared: one sort at a time) */
+#pragma omp critical(eri_pair_order)
+    {
+        sort_q = q;
+        for (long i = 0; i < ps->npair; i++) {
+            const eri_pair *pr = &ps->pair[i];
+            if (pr->npp > 1) qsort(idx + pr->pp0, (size_t)pr->npp, sizeof *idx, by_q_desc);
+        }
+    }
+    for (long i = 0; i < ps->npair; i++) {
+        eri_pair *pr = &ps->pair[i];
+        double drop = 0;
+        int n = pr->npp;
+        while (n > 1 && drop + q[idx[pr->pp0 + n - 1]] <= tau) drop += q[idx[pr->pp0 + --n]];
+        pr->npp = prim_bucket(n, pr->npp_full);
+        for (int k = 0; k < pr->npp_full; k++) tmp[pr->pp0 + k] = ps->prim[idx[pr->pp0 + k]];
+    }
+    memcpy(ps->prim, tmp, sizeof *tmp * (size_t)ps->nprim);
+    free(idx), free(tmp);
+    return SB_OK;
 }
 
 void eri_pairs_free(eri_pairs *ps)
@@ -262,7 +357,7 @@ static int basis_pure(const eri_basis *bs)
 static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklist *w)
 {
     int pure = basis_pure(bs);
-    w->neris = w->nprimq = w->flops = 0;
+    w->neris = w->nprimq = w->nprimq_full = w->flops = 0;
     for (int k = 0; k < w->nseg; k++) {
         eri_segment *sg = &w->seg[k];
         sg->path = eri_path_choose(sg->cls, sg->nb, sg->nk, -1);
@@ -282,6 +377,7 @@ static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklis
         if (w->store_off) w->store_off[i] = off;
         off += n;
         neris += (double)n;
+        w->nprimq_full += (double)P->npp_full * Q->npp_full;
     }
     if (w->store_off) w->store_off[w->nq] = off;
     w->neris = neris;

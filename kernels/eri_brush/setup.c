@@ -56,6 +56,7 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
     rc = sb_param_choice(p, "mode", modes, ERI_MODE_DIGEST, &cfg->mode);
     if (!rc) rc = sb_param_choice(p, "path", paths, 0, &path);
     if (!rc) rc = sb_param_double(p, "screen", ERI_SCREEN_DEFAULT, 0.0, 1e-4, &cfg->screen);
+    if (!rc) rc = sb_param_double(p, "prim_screen", ERI_PRIM_SCREEN_DEFAULT, 0.0, 1e-10, &cfg->prim_screen);
     if (!rc) rc = sb_param_long(p, "cartesian", 0, 0, 1, &cart);
     if (!rc) rc = sb_param_long(p, "oracle", 4, 0, 100000, &cfg->oracle);
     cfg->pure = !cart;
@@ -133,7 +134,7 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     if (rc) return rc;
     sb_progress("eri_brush: %d atoms, %d shells, %d basis functions: Schwarz factors...", ec->mol.natom,
                 ec->bas.nshell, ec->bas.nbf);
-    if ((rc = eri_pairs_build(&ec->bas, &ec->ps))) return rc;
+    if ((rc = eri_pairs_build(&ec->bas, cfg->prim_screen, &ec->ps))) return rc;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
     if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure);

@@ -203,7 +203,7 @@ static void check_analytic(eri_case *ec, const eri_ops *ops, sb_validation *v, i
     eri_basis bs = {.nshell = 1, .nbf = 1, .lmax = 0, .maxprim = 1, .sh = &sh};
     eri_pairs ps;
     eri_worklist w;
-    if ((*rc = eri_pairs_build(&bs, &ps))) return;
+    if ((*rc = eri_pairs_build(&bs, 0.0, &ps))) return;
     if ((*rc = eri_worklist_build(&bs, &ps, 0.0, &w))) return eri_pairs_free(&ps);
     eri_case tiny = *ec;
     tiny.bas = bs, tiny.ps = ps;
