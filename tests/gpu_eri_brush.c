@@ -152,12 +152,42 @@ static void test_digest_strided(void **state)
     check_digest(1);
 }
 
+/* A class's segments fan out over streams (cu_run): one stream (one after another, as
+ * before) and the most streams give M within the reference's tolerance and, up to the order
+ * of the atomic additions, each other's; a stream count out of range stops prepare. */
+static void test_streams(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_build(&c, 1);
+    double *M1 = malloc(sizeof(double) * c.nbf2), *M16 = malloc(sizeof(double) * c.nbf2);
+    assert_true(M1 && M16);
+    setenv("SB_ERI_STREAMS", "1", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M1);
+    setenv("SB_ERI_STREAMS", "16", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M16);
+    const double scale = max_abs(M1, c.nbf2), d = max_diff(M1, M16, c.nbf2);
+    print_message("1 vs 16 streams, %d segments: max |dM| %.2e (%.1e rel)\n", c.w.nseg, d, d / scale);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale);
+    setenv("SB_ERI_STREAMS", "0", 1);
+    eri_batch b;
+    memset(&b, 0, sizeof b);
+    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
+    CUDA_OPS->release(&b);
+    free(M1), free(M16);
+    water_free(&c);
+}
+
 /* teardown: also after a failed assertion, so the later tests run with the default launches */
 static int unset_launch_env(void **state)
 {
     (void)state;
     unsetenv("SB_ERI_BLOCK");
     unsetenv("SB_ERI_GRID_MAX");
+    unsetenv("SB_ERI_STREAMS");
     return 0;
 }
 
@@ -290,7 +320,7 @@ static void test_report(void **state)
         assert_true(t[k] >= 0);
         sum += t[k];
     }
-    print_message("per-segment times: %d segments, %.3f ms in all\n", c.w.nseg, 1e3 * sum);
+    print_message("per-class times (on each class's first segment): %d segments, %.3f ms in all\n", c.w.nseg, 1e3 * sum);
     assert_true(sum > 0);
     CUDA_OPS->release(&b);
     free(M), free(t);
@@ -348,7 +378,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian),
-        cmocka_unit_test_teardown(test_digest_strided, unset_launch_env), cmocka_unit_test(test_store),
+        cmocka_unit_test_teardown(test_digest_strided, unset_launch_env),
+        cmocka_unit_test_teardown(test_streams, unset_launch_env), cmocka_unit_test(test_store),
         cmocka_unit_test(test_paths),       cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

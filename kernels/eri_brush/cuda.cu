@@ -369,6 +369,12 @@ class_kernel_t segment_kernel(const class_entry &e, const eri_segment &s)
 }
 
 /* ---- device state ------------------------------------------------------------------- */
+/* Segments of one class run concurrently on this many streams (SB_ERI_STREAMS=1..16 to
+ * change; 1: one after another). Primitive screening splits a class into more segments
+ * (benzene/cc-pVDZ: 210 -> 462), and a small segment is one heavily contracted quartet's
+ * latency long, not its throughput: one after another, benzene took 25.9 ms instead of 11.2. */
+#define ERI_CU_STREAMS 8
+#define ERI_CU_STREAMS_MAX 16
 struct cu_state {
     int nbf, mode, pure, nseg;
     long nq, nstore;
@@ -377,13 +383,17 @@ struct cu_state {
     double *AB, *boys, *D, *M, *store;
     eri_quartet *q;
     long *store_off;
-    cudaEvent_t *ev; /* nseg + 1, for the per-segment times */
+    cudaEvent_t *ev; /* nseg + 1: ev[k] where a class starts at segment k, ev[nseg] at the end */
     int nev;
+    /* A class's segments fan out over these streams (cu_run); capped launches take ss[0] */
+    cudaStream_t ss[ERI_CU_STREAMS_MAX];
+    cudaEvent_t sj[ERI_CU_STREAMS_MAX]; /* each stream's end of a class */
+    int nss;                            /* streams in use: SB_ERI_STREAMS, default ERI_CU_STREAMS */
     int sms;                          /* multiprocessors */
     int bps[ERI_NCLASS][ERI_NPATH][2]; /* class_bps, [one]; SB_ERI_BPS overrides */
     int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
     long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch, 0: none */
-    int segtimes;                     /* SB_ERI_SEGTIMES: print each segment's time */
+    int segtimes;                     /* SB_ERI_SEGTIMES: print each class's time */
     int je;                           /* some segment runs the J engine (digest, path=jeng) */
     int je_bps[ERI_NCLASS];           /* J-engine kernels' blocks per SM, 0: uncapped; SB_ERI_JENG_BPS */
     long nje;                         /* Hermite values over all primitive pairs */
@@ -422,7 +432,8 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * (0 = uncapped; only kernels with a cap in class_bps have the grid-stride loop);
  * SB_ERI_BLOCK="cls:threads,..." a multiple of 32 up to the class's block;
  * SB_ERI_GRID_MAX=n (tests): looping launches get at most n blocks, so that a small molecule
- * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each segment's time;
+ * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each class's time;
+ * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_prepare);
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
  * unlisted classes keep je_class_bps). */
 int launch_config(cu_state *st)
@@ -505,6 +516,7 @@ void release_state(cu_state *st)
     cudaFree(st->T);
     for (int i = 0; i < st->nev; i++) cudaEventDestroy(st->ev[i]);
     free(st->ev);
+    for (int i = 0; i < st->nss; i++) cudaStreamDestroy(st->ss[i]), cudaEventDestroy(st->sj[i]);
     free(st);
 }
 
@@ -738,6 +750,36 @@ int cu_prepare(eri_batch *b)
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
+    const char *es = getenv("SB_ERI_STREAMS");
+    char *end = NULL;
+    const long ns = es ? strtol(es, &end, 10) : ERI_CU_STREAMS;
+    if (es && (end == es || *end || ns < 1 || ns > ERI_CU_STREAMS_MAX)) {
+        sb_error("eri_brush cuda: SB_ERI_STREAMS='%s': expected 1..%d streams", es, ERI_CU_STREAMS_MAX);
+        return SB_EXIT_USAGE;
+    }
+    for (; st->nss < ns; st->nss++) {
+        SB_CU(cudaStreamCreateWithFlags(&st->ss[st->nss], cudaStreamNonBlocking));
+        if (cudaEventCreateWithFlags(&st->sj[st->nss], cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamDestroy(st->ss[st->nss]);
+            sb_error("eri_brush cuda: cannot create the stream events");
+            return SB_EXIT_RUNTIME;
+        }
+    }
+    return SB_OK;
+}
+
+/* The end of a class (the next starts at segment k, or k = nseg): stream 0 waits for every
+ * stream, records ev[k], and every stream waits for that before the next class, so classes
+ * run one at a time and ev[] times them. */
+int class_join(cu_state *st, unsigned used, int k)
+{
+    for (int i = 0; i < st->nss; i++)
+        if (used >> i & 1) {
+            SB_CU(cudaEventRecord(st->sj[i], st->ss[i]));
+            SB_CU(cudaStreamWaitEvent(0, st->sj[i], 0));
+        }
+    SB_CU(cudaEventRecord(st->ev[k], 0));
+    for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], st->ev[k], 0));
     return SB_OK;
 }
 
@@ -759,6 +801,17 @@ shape launch_shape(const cu_state *st, const class_entry &e, const eri_segment &
     if (cap > 0 && sh.grid > (long)cap * st->sms) sh.grid = (long)cap * st->sms;
     if (kernel_loops(e, s.path, one) && st->grid_max > 0 && sh.grid > st->grid_max) sh.grid = st->grid_max;
     return sh;
+}
+
+/* A capped launch (blocks per SM chosen so its stack frames stay in L1) must not share its
+ * SMs with another segment's blocks: those all go to stream 0, one after another; the
+ * others take the remaining streams in turn. */
+int seg_stream(const cu_state *st, bool capped, int *next)
+{
+    if (capped || st->nss == 1) return 0;
+    const int si = 1 + *next % (st->nss - 1);
+    *next = *next + 1;
+    return si;
 }
 
 int cu_run(eri_batch *b)
@@ -789,7 +842,11 @@ int cu_run(eri_batch *b)
             SB_CU_LAUNCH();
         }
     }
-    if (timed) SB_CU(cudaEventRecord(st->ev[0], 0));
+    /* the streams start after stream 0's work so far (M cleared, densities) */
+    SB_CU(cudaEventRecord(st->ev[0], 0));
+    for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], st->ev[0], 0));
+    unsigned used = 0;
+    int next = 0, rc = SB_OK;
     kargs a = {};
     a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB;
     a.pure = st->pure, a.mode = st->mode, a.nbf = st->nbf;
@@ -798,6 +855,10 @@ int cu_run(eri_batch *b)
         const eri_segment *s = &w->seg[k];
         const class_entry e = class_table(s->cls);
         const long n = s->q1 - s->q0;
+        if (k > 0 && s->cls != w->seg[k - 1].cls) {
+            if ((rc = class_join(st, used, k))) return rc;
+            used = 0;
+        }
         /* the path may be chosen again between runs (tests force one); the class is checked */
         const bool je = s->path == ERI_PATH_JENG;
         if (!e.block || (je ? !st->je : (s->path != ERI_PATH_HGP && s->path != ERI_PATH_MD) || !e.fn[s->path])) {
@@ -810,17 +871,21 @@ int cu_run(eri_batch *b)
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
             long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
             if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
-            je_kernel(s->cls)<<<(unsigned)grid, e.block>>>(ja);
+            const int si = seg_stream(st, st->je_bps[s->cls] > 0, &next);
+            used |= 1u << si;
+            je_kernel(s->cls)<<<(unsigned)grid, e.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
         } else if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
             const shape sh = launch_shape(st, e, *s);
-            sh.fn<<<(unsigned)sh.grid, sh.block>>>(a);
+            const int si = seg_stream(st, sh.cap > 0, &next);
+            used |= 1u << si;
+            sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
             SB_CU_LAUNCH();
         }
-        if (timed) SB_CU(cudaEventRecord(st->ev[k + 1], 0));
     }
+    if ((rc = class_join(st, used, w->nseg))) return rc;
     if (st->je && b->ps->npair > 0) {
         je_pair_kernel<true><<<jgrid, 128>>>(jpass);
         SB_CU_LAUNCH();
@@ -832,15 +897,14 @@ int cu_run(eri_batch *b)
     if (timed) {
         /* waiting here only moves the harness's own wait forward */
         SB_CU(cudaEventSynchronize(st->ev[w->nseg]));
-        for (int k = 0; k < w->nseg; k++) {
+        /* a class's time goes to its first segment (its segments overlap) */
+        for (int k = 0, k1; k < w->nseg; k = k1) {
+            for (k1 = k + 1; k1 < w->nseg && w->seg[k1].cls == w->seg[k].cls; k1++) b->seg_seconds[k1] = 0;
             float ms = 0;
-            SB_CU(cudaEventElapsedTime(&ms, st->ev[k], st->ev[k + 1]));
+            SB_CU(cudaEventElapsedTime(&ms, st->ev[k], st->ev[k1]));
             b->seg_seconds[k] = 1e-3 * ms;
-            if (st->segtimes) {
-                const eri_segment *s = &w->seg[k];
-                fprintf(stderr, "SEG %d cls %d path %d nb %d nk %d n %ld ms %.4f\n", k, s->cls, s->path, s->nb, s->nk,
-                        s->q1 - s->q0, ms);
-            }
+            if (st->segtimes)
+                fprintf(stderr, "SEG %d..%d cls %d segments %d ms %.4f\n", k, k1 - 1, w->seg[k].cls, k1 - k, ms);
         }
     }
     return SB_OK;
