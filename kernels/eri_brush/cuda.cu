@@ -803,9 +803,9 @@ shape launch_shape(const cu_state *st, const class_entry &e, const eri_segment &
     return sh;
 }
 
-/* A capped launch (blocks per SM chosen so its stack frames stay in L1) must not share its
- * SMs with another segment's blocks: those all go to stream 0, one after another; the
- * others take the remaining streams in turn. */
+/* A launch at its blocks-per-SM cap (chosen so that its stack frames stay in L1) must not
+ * share its SMs with another segment's blocks: those go to stream 0, one after another. The
+ * others, a capped kernel's smaller segments included, take the remaining streams in turn. */
 int seg_stream(const cu_state *st, bool capped, int *next)
 {
     if (capped || st->nss == 1) return 0;
@@ -871,7 +871,7 @@ int cu_run(eri_batch *b)
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
             long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
             if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
-            const int si = seg_stream(st, st->je_bps[s->cls] > 0, &next);
+            const int si = seg_stream(st, st->je_bps[s->cls] > 0 && grid == (long)st->je_bps[s->cls] * st->sms, &next);
             used |= 1u << si;
             je_kernel(s->cls)<<<(unsigned)grid, e.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
@@ -879,7 +879,7 @@ int cu_run(eri_batch *b)
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
             const shape sh = launch_shape(st, e, *s);
-            const int si = seg_stream(st, sh.cap > 0, &next);
+            const int si = seg_stream(st, sh.cap > 0 && sh.grid == (long)sh.cap * st->sms, &next);
             used |= 1u << si;
             sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
             SB_CU_LAUNCH();
