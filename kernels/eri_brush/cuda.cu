@@ -369,12 +369,13 @@ class_kernel_t segment_kernel(const class_entry &e, const eri_segment &s)
 }
 
 /* ---- device state ------------------------------------------------------------------- */
-/* Segments of one class run concurrently on this many streams (SB_ERI_STREAMS=1..16 to
+/* Segments of one class run concurrently on this many streams (SB_ERI_STREAMS=1..64 to
  * change; 1: one after another). Primitive screening splits a class into more segments
- * (benzene/cc-pVDZ: 210 -> 462), and a small segment is one heavily contracted quartet's
- * latency long, not its throughput: one after another, benzene took 25.9 ms instead of 11.2. */
-#define ERI_CU_STREAMS 8
-#define ERI_CU_STREAMS_MAX 16
+ * (benzene/cc-pVDZ: 210 -> 462), and a small segment lasts one heavily contracted quartet's
+ * latency, not its throughput: one after another, benzene/cc-pVDZ took 25.1 ms, on 8
+ * streams 9.2 ms and on 16 8.1 ms (H100; README). */
+#define ERI_CU_STREAMS 32
+#define ERI_CU_STREAMS_MAX 64
 struct cu_state {
     int nbf, mode, pure, nseg;
     long nq, nstore;
@@ -771,7 +772,7 @@ int cu_prepare(eri_batch *b)
 /* The end of a class (the next starts at segment k, or k = nseg): stream 0 waits for every
  * stream, records ev[k], and every stream waits for that before the next class, so classes
  * run one at a time and ev[] times them. */
-int class_join(cu_state *st, unsigned used, int k)
+int class_join(cu_state *st, unsigned long long used, int k)
 {
     for (int i = 0; i < st->nss; i++)
         if (used >> i & 1) {
@@ -845,7 +846,7 @@ int cu_run(eri_batch *b)
     /* the streams start after stream 0's work so far (M cleared, densities) */
     SB_CU(cudaEventRecord(st->ev[0], 0));
     for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], st->ev[0], 0));
-    unsigned used = 0;
+    unsigned long long used = 0;
     int next = 0, rc = SB_OK;
     kargs a = {};
     a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB;
@@ -872,7 +873,7 @@ int cu_run(eri_batch *b)
             long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
             if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
             const int si = seg_stream(st, st->je_bps[s->cls] > 0 && grid == (long)st->je_bps[s->cls] * st->sms, &next);
-            used |= 1u << si;
+            used |= 1ull << si;
             je_kernel(s->cls)<<<(unsigned)grid, e.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
         } else if (n > 0) {
@@ -880,7 +881,7 @@ int cu_run(eri_batch *b)
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
             const shape sh = launch_shape(st, e, *s);
             const int si = seg_stream(st, sh.cap > 0 && sh.grid == (long)sh.cap * st->sms, &next);
-            used |= 1u << si;
+            used |= 1ull << si;
             sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
             SB_CU_LAUNCH();
         }
