@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "compare.h"
@@ -20,9 +21,12 @@ static void list_kernel(const sb_kernel *k)
     for (int b = 0; b < SB_BACKEND_COUNT; b++)
         if (k->has_backend[b]) printf(" %s", sb_backend_name((sb_backend)b));
     printf("\n    params%s\n", k->params && k->params[0].key ? " (--param key=value)" : "     none");
+    int w = 10; /* the key column: as wide as the kernel's longest key */
+    for (int i = 0; k->params && k->params[i].key; i++)
+        if ((int)strlen(k->params[i].key) > w) w = (int)strlen(k->params[i].key);
     for (int i = 0; k->params && k->params[i].key; i++) {
         const char *def = k->params[i].def && *k->params[i].def ? k->params[i].def : "unset";
-        printf("      %-10s default %-10s %s\n", k->params[i].key, def, k->params[i].help);
+        printf("      %-*s default %-10s %s\n", w, k->params[i].key, def, k->params[i].help);
     }
 }
 
