@@ -389,7 +389,8 @@ struct cu_state {
     /* A class's segments fan out over these streams (cu_run); capped launches take ss[0] */
     cudaStream_t ss[ERI_CU_STREAMS_MAX];
     cudaEvent_t sj[ERI_CU_STREAMS_MAX]; /* each stream's end of a class */
-    int nss;                            /* streams in use: SB_ERI_STREAMS, default ERI_CU_STREAMS */
+    int streams;                        /* SB_ERI_STREAMS, default ERI_CU_STREAMS */
+    int nss;                            /* streams created */
     int sms;                          /* multiprocessors */
     int bps[ERI_NCLASS][ERI_NPATH][2]; /* class_bps, [one]; SB_ERI_BPS overrides */
     int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
@@ -434,7 +435,7 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * SB_ERI_BLOCK="cls:threads,..." a multiple of 32 up to the class's block;
  * SB_ERI_GRID_MAX=n (tests): looping launches get at most n blocks, so that a small molecule
  * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each class's time;
- * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_prepare);
+ * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_run);
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
  * unlisted classes keep je_class_bps). */
 int launch_config(cu_state *st)
@@ -461,6 +462,13 @@ int launch_config(cu_state *st)
         sb_error("eri_brush cuda: SB_ERI_GRID_MAX='%s': expected a positive number of blocks", egm);
         return SB_EXIT_USAGE;
     }
+    const char *es = getenv("SB_ERI_STREAMS");
+    const long ns = es ? strtol(es, &end, 10) : ERI_CU_STREAMS;
+    if (es && (end == es || *end || ns < 1 || ns > ERI_CU_STREAMS_MAX)) {
+        sb_error("eri_brush cuda: SB_ERI_STREAMS='%s': expected 1..%d streams", es, ERI_CU_STREAMS_MAX);
+        return SB_EXIT_USAGE;
+    }
+    st->streams = (int)ns;
     for (int c = 0; c < ERI_NCLASS; c++) {
         const class_entry e = class_table(c);
         for (int p = 0; p < ERI_NPATH; p++)
@@ -751,14 +759,7 @@ int cu_prepare(eri_batch *b)
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
-    const char *es = getenv("SB_ERI_STREAMS");
-    char *end = NULL;
-    const long ns = es ? strtol(es, &end, 10) : ERI_CU_STREAMS;
-    if (es && (end == es || *end || ns < 1 || ns > ERI_CU_STREAMS_MAX)) {
-        sb_error("eri_brush cuda: SB_ERI_STREAMS='%s': expected 1..%d streams", es, ERI_CU_STREAMS_MAX);
-        return SB_EXIT_USAGE;
-    }
-    for (; st->nss < ns; st->nss++) {
+    for (; st->nss < st->streams; st->nss++) {
         SB_CU(cudaStreamCreateWithFlags(&st->ss[st->nss], cudaStreamNonBlocking));
         if (cudaEventCreateWithFlags(&st->sj[st->nss], cudaEventDisableTiming) != cudaSuccess) {
             cudaStreamDestroy(st->ss[st->nss]);

@@ -57,7 +57,7 @@ extern "C" {
 static inline int eri_pair_class(int la, int lb) { return la * (la + 1) / 2 + lb; } /* la >= lb */
 static inline int eri_quartet_class(int pb, int pk) { return pb * (pb + 1) / 2 + pk; } /* pb >= pk */
 /* The inverse of eri_pair_class: pair class pc -> (la, lb). */
-static inline void eri_pair_class_l(int pc, int *la, int *lb)
+ERI_HD static inline void eri_pair_class_l(int pc, int *la, int *lb)
 {
     int l = 0;
     while ((l + 1) * (l + 2) / 2 <= pc) l++;

@@ -179,8 +179,7 @@ __global__ void __launch_bounds__(128) je_pair_kernel_any(const je_pass a)
 {
     const long k = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= a.npair || !(a.used >> a.jp[k].cls & 1) || a.jp[k].cls < ERI_NPAIRCLASS_CODE) return;
-    const int c = a.jp[k].cls;
-    int la = 0;
-    while ((la + 1) * (la + 2) / 2 <= c) la++;
-    je_pair_pass<ERI_JE_NC, FINISH>(a, k, la, c - la * (la + 1) / 2);
+    int la, lb;
+    eri_pair_class_l(a.jp[k].cls, &la, &lb);
+    je_pair_pass<ERI_JE_NC, FINISH>(a, k, la, lb);
 }

@@ -52,7 +52,7 @@ static double prim_schwarz(const eri_basis *bs, const eri_pair *pr, int i, int j
     return diag_schwarz(&t, 0, 1, buf);
 }
 
-static int prim_screen(eri_pairs *ps, const double *q, double eps);
+static void prim_screen(eri_pairs *ps, const double *q, double eps);
 
 int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
 {
@@ -122,7 +122,7 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
         }
         free(buf);
     }
-    if (!rc && q) rc = prim_screen(ps, q, prim_eps);
+    if (!rc && q) prim_screen(ps, q, prim_eps);
     free(q);
     if (rc) {
         sb_error("eri_brush: out of memory for the Schwarz factors");
@@ -150,15 +150,7 @@ static int prim_bucket(int n, int full)
     return b[i] < full ? b[i] : full;
 }
 
-static const double *sort_q; /* qsort has no context argument in C11 */
-static int by_q_desc(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    if (sort_q[a] != sort_q[b]) return sort_q[a] > sort_q[b] ? -1 : 1;
-    return a - b;
-}
-
-static int prim_screen(eri_pairs *ps, const double *q, double eps)
+static void prim_screen(eri_pairs *ps, const double *q, double eps)
 {
     double smax = 0;
     for (long i = 0; i < ps->npair; i++) {
@@ -167,35 +159,27 @@ static int prim_screen(eri_pairs *ps, const double *q, double eps)
         for (int k = 0; k < pr->npp; k++) s += q[pr->pp0 + k];
         if (s > smax) smax = s;
     }
-    if (smax <= 0) return SB_OK;
+    if (smax <= 0) return;
     const double tau = eps / smax;
-    int *idx = malloc(sizeof(int) * (size_t)ps->nprim);
-    eri_prim *tmp = malloc(sizeof *tmp * (size_t)ps->nprim);
-    if (!idx || !tmp) {
-        free(idx), free(tmp);
-        return SB_EXIT_RUNTIME;
-    }
-    for (long k = 0; k < ps->nprim; k++) idx[k] = (int)k;
-    /* each pair's primitive pairs by q, largest first (sort_q is shared: one sort at a time) */
-#pragma omp critical(eri_pair_order)
-    {
-        sort_q = q;
-        for (long i = 0; i < ps->npair; i++) {
-            const eri_pair *pr = &ps->pair[i];
-            if (pr->npp > 1) qsort(idx + pr->pp0, (size_t)pr->npp, sizeof *idx, by_q_desc);
-        }
-    }
+    eri_prim tmp[ERI_MAXPRIM * ERI_MAXPRIM];
+    int idx[ERI_MAXPRIM * ERI_MAXPRIM];
     for (long i = 0; i < ps->npair; i++) {
         eri_pair *pr = &ps->pair[i];
+        const double *qp = q + pr->pp0;
+        /* the pair's primitive pairs by q, largest first, ties in index order (insertion sort:
+         * at most ERI_MAXPRIM^2 of them) */
+        for (int k = 0; k < pr->npp; k++) {
+            int j = k;
+            for (; j > 0 && qp[idx[j - 1]] < qp[k]; j--) idx[j] = idx[j - 1];
+            idx[j] = k;
+        }
         double drop = 0;
         int n = pr->npp;
-        while (n > 1 && drop + q[idx[pr->pp0 + n - 1]] <= tau) drop += q[idx[pr->pp0 + --n]];
+        while (n > 1 && drop + qp[idx[n - 1]] <= tau) drop += qp[idx[--n]];
+        for (int k = 0; k < pr->npp_full; k++) tmp[k] = ps->prim[pr->pp0 + idx[k]];
+        memcpy(ps->prim + pr->pp0, tmp, sizeof *tmp * (size_t)pr->npp_full);
         pr->npp = prim_bucket(n, pr->npp_full);
-        for (int k = 0; k < pr->npp_full; k++) tmp[pr->pp0 + k] = ps->prim[idx[pr->pp0 + k]];
     }
-    memcpy(ps->prim, tmp, sizeof *tmp * (size_t)ps->nprim);
-    free(idx), free(tmp);
-    return SB_OK;
 }
 
 void eri_pairs_free(eri_pairs *ps)
