@@ -51,7 +51,29 @@ extern "C" {
 }
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
+/* Bra-side adds summed over the warp first. The quartets of a segment run bra by bra, so a
+ * warp's 32 quartets mostly share their bra: without this every bra element of M took 32
+ * double atomicAdds at one address in a row, which L2 serialises. The test is warp-uniform:
+ * a thread sees the full mask only when all 32 execute it together, and then all take the
+ * same branch, so the full-mask shuffles are safe. */
+static __device__ __forceinline__ bool warp_uniform(long v)
+{
+    return __activemask() == 0xffffffffu && __all_sync(0xffffffffu, v == __shfl_sync(0xffffffffu, v, 0));
+}
+static __device__ __forceinline__ void add_bra(double *ptr, double v, bool uniform)
+{
+    if (uniform) {
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if ((threadIdx.x & 31) == 0) atomicAdd(ptr, v);
+    } else {
+        atomicAdd(ptr, v);
+    }
+}
+
 #define ERI_JE_ADD(ptr, v) atomicAdd((ptr), (v))
+#define ERI_JE_BRA_UNIFORM(Gb) warp_uniform((long)(Gb))
+#define ERI_JE_ADD_BRA(ptr, v, uniform) add_bra((ptr), (v), (uniform))
 #include "eri_brush/jengine.h"
 #include "sb_cuda.h"
 
@@ -168,7 +190,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
 #pragma unroll
         for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(Q.bf0a + k) * nbf + Q.bf0b + l]);
     const double fcd = (Q.sd & 1) ? 1.0 : 2.0, fab = (P.sd & 1) ? 1.0 : 2.0;
-    const bool other = qu.P != qu.Q;
+    const bool other = qu.P != qu.Q, uniform = warp_uniform(qu.P);
     double scd[NCD];
 #pragma unroll
     for (int x = 0; x < NCD; x++) scd[x] = 0.0;
@@ -182,7 +204,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
                 s += Iij[x] * dcd[x];
                 scd[x] += Iij[x] * dab;
             }
-            atomicAdd(&M[(long)(P.bf0a + i) * nbf + P.bf0b + j], fcd * s);
+            add_bra(&M[(long)(P.bf0a + i) * nbf + P.bf0b + j], fcd * s, uniform);
         }
     if (other)
 #pragma unroll
