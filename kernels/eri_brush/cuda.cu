@@ -53,27 +53,41 @@ extern "C" {
 #include "eri_brush/eri_gen_info.h"
 /* Bra-side adds summed over the warp first. The quartets of a segment run bra by bra, so a
  * warp's 32 quartets mostly share their bra: without this every bra element of M took 32
- * double atomicAdds at one address in a row, which L2 serialises. The test is warp-uniform:
- * a thread sees the full mask only when all 32 execute it together, and then all take the
- * same branch, so the full-mask shuffles are safe. */
-static __device__ __forceinline__ bool warp_uniform(long v)
+ * double atomicAdds at one address in a row, which L2 serialises. The lanes of one bra form a
+ * run (consecutive lanes); each run's sum goes to its first lane, which adds it once. Only
+ * the lanes that arrive together (__activemask) take part, and a lane outside that mask ends
+ * a run, so a partial or diverged warp is handled too: every lane of the mask executes the
+ * same shuffles, whatever the runs are. */
+struct warp_runs {
+    unsigned mask; /* the lanes taking part */
+    int end;       /* last lane of this lane's run */
+    bool head;     /* first lane of its run: adds the run's sum */
+};
+static __device__ __forceinline__ warp_runs warp_runs_of(long key)
 {
-    return __activemask() == 0xffffffffu && __all_sync(0xffffffffu, v == __shfl_sync(0xffffffffu, v, 0));
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x & 31;
+    const long up = __shfl_up_sync(mask, key, 1);
+    const bool head = lane == 0 || !((mask >> (lane - 1)) & 1u) || up != key;
+    const unsigned after = (__ballot_sync(mask, head) | ~mask) & (0xfffffffeu << lane);
+    return warp_runs{mask, after ? __ffs(after) - 2 : 31, head};
 }
-static __device__ __forceinline__ void add_bra(double *ptr, double v, bool uniform)
+/* After step o a lane holds the sum of its run's lanes [lane, lane + 2o), so five steps give
+ * each head its whole run. */
+static __device__ __forceinline__ void add_bra(double *ptr, double v, const warp_runs &r)
 {
-    if (uniform) {
+    const int lane = threadIdx.x & 31;
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-        if ((threadIdx.x & 31) == 0) atomicAdd(ptr, v);
-    } else {
-        atomicAdd(ptr, v);
+    for (int o = 1; o < 32; o <<= 1) {
+        const double w = __shfl_down_sync(r.mask, v, o);
+        if (lane + o <= r.end) v += w;
     }
+    if (r.head) atomicAdd(ptr, v);
 }
 
 #define ERI_JE_ADD(ptr, v) atomicAdd((ptr), (v))
-#define ERI_JE_BRA_UNIFORM(Gb) warp_uniform((long)(Gb))
-#define ERI_JE_ADD_BRA(ptr, v, uniform) add_bra((ptr), (v), (uniform))
+#define ERI_JE_BRA_RUNS(name, Gb) const warp_runs name = warp_runs_of((long)(Gb))
+#define ERI_JE_ADD_BRA(ptr, v, runs) add_bra((ptr), (v), (runs))
 #include "eri_brush/jengine.h"
 #include "sb_cuda.h"
 
@@ -190,7 +204,8 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
 #pragma unroll
         for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(Q.bf0a + k) * nbf + Q.bf0b + l]);
     const double fcd = (Q.sd & 1) ? 1.0 : 2.0, fab = (P.sd & 1) ? 1.0 : 2.0;
-    const bool other = qu.P != qu.Q, uniform = warp_uniform(qu.P);
+    const bool other = qu.P != qu.Q;
+    const warp_runs runs = warp_runs_of(qu.P);
     double scd[NCD];
 #pragma unroll
     for (int x = 0; x < NCD; x++) scd[x] = 0.0;
@@ -204,7 +219,7 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
                 s += Iij[x] * dcd[x];
                 scd[x] += Iij[x] * dab;
             }
-            add_bra(&M[(long)(P.bf0a + i) * nbf + P.bf0b + j], fcd * s, uniform);
+            add_bra(&M[(long)(P.bf0a + i) * nbf + P.bf0b + j], fcd * s, runs);
         }
     if (other)
 #pragma unroll

@@ -18,8 +18,8 @@
  * Everything below is ERI_HD, shared by the C backends and CUDA. Primitive pairs are reached
  * through eri.h's ERI_PRIMS macros (a backend may redefine them before including this, as for
  * the generated code); ERI_JE_ADD(ptr, v) adds into a Hermite potential (default +=; CUDA:
- * atomicAdd). The bra's adds go through ERI_JE_ADD_BRA with a flag from ERI_JE_BRA_UNIFORM(Gb),
- * taken once per quartet (CUDA: is the bra the same on the whole warp; elsewhere 0). Loops carry ERI_JE_UNROLL: called with constant angular momenta, nvcc unrolls
+ * atomicAdd). The bra's adds go through ERI_JE_ADD_BRA with what ERI_JE_BRA_RUNS declares once
+ * per quartet (CUDA: which lanes share the bra, to sum over the warp first; elsewhere nothing). Loops carry ERI_JE_UNROLL: called with constant angular momenta, nvcc unrolls
  * them, so R, W and the E tables become registers. */
 #ifndef ERI_JENGINE_H
 #define ERI_JENGINE_H
@@ -40,8 +40,8 @@
 #define ERI_JE_ADD(ptr, v) (*(ptr) += (v))
 #endif
 #ifndef ERI_JE_ADD_BRA
-#define ERI_JE_BRA_UNIFORM(Gb) 0
-#define ERI_JE_ADD_BRA(ptr, v, uniform) ((void)(uniform), ERI_JE_ADD(ptr, v))
+#define ERI_JE_BRA_RUNS(name, Gb) const int name = 0
+#define ERI_JE_ADD_BRA(ptr, v, runs) ((void)(runs), ERI_JE_ADD(ptr, v))
 #endif
 
 #define ERI_JE_LPAIR (2 * ERI_LMAX)                         /* la + lb of a pair */
@@ -231,7 +231,8 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
                               const double *Hk, const double *boys, double fcd, double fab, int other, double *Gb,
                               double *Gk, double *W, double *F, double *R, double *V)
 {
-    const int L = lab + lcd, nhb = ERI_NHERM(lab), nhk = ERI_NHERM(lcd), bra_uniform = ERI_JE_BRA_UNIFORM(Gb);
+    const int L = lab + lcd, nhb = ERI_NHERM(lab), nhk = ERI_NHERM(lcd);
+    ERI_JE_BRA_RUNS(bra_runs, Gb);
     for (int i = 0; i < nb; i++) {
         ERI_PRIMS bp = ERI_PRIM_AT(bra, i);
         const double p = ERI_PF(bp, p), Kb = ERI_PF(bp, K);
@@ -263,7 +264,7 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
             }
         }
         ERI_JE_UNROLL
-        for (int k = 0; k < ERI_NHERM(lab); k++) ERI_JE_ADD_BRA(Gb + (long)i * nhb + k, fcd * W[k], bra_uniform);
+        for (int k = 0; k < ERI_NHERM(lab); k++) ERI_JE_ADD_BRA(Gb + (long)i * nhb + k, fcd * W[k], bra_runs);
     }
 }
 

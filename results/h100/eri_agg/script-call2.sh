@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# warp runs (segmented reduction of the bra adds, any lane mask) against the full-warp-uniform version (old = edc5fb9):
+# GPU tests, GPU validation, A/B alternating; OpenMP taxol for the ratio.
+set -u
+cd "$(dirname "$0")/.."
+tar xJf carry/bin.txz -C carry
+export LD_LIBRARY_PATH=$PWD/carry/libs OMP_PROC_BIND=close OMP_PLACES=cores
+R=$OUT/r; mkdir -p $R/val $R/json; N=carry/new/scibench; O=carry/old/scibench
+{
+nvidia-smi --query-gpu=name --format=csv,noheader
+echo "== gpu_eri_brush"; SB_REQUIRE_GPU=1 timeout 150 carry/new/gpu_eri_brush 2>&1 | grep -E "OK|FAIL|PASS|streams"
+for c in water.cc-pvdz benzene.cc-pvdz water.cc-pvtz benzene.cc-pvtz; do
+  m=${c%%.*} b=${c#*.}
+  timeout 100 $N validate eri_brush --backend cuda --param molecule=$m --param basis=$b > $R/val/$c.txt 2>&1
+  echo "== validate cuda $c: $(grep -c ' PASS ' $R/val/$c.txt) PASS, $(grep -c ' FAIL ' $R/val/$c.txt) FAIL, $(grep -E 'VALIDATION (PASSED|FAILED)' $R/val/$c.txt)"
+done
+for round in 1 2; do
+for mb in benzene:cc-pvdz vitamin_c:def2-svp vitamin_c:cc-pvdz water4:cc-pvdz water16:cc-pvdz benzene:cc-pvtz vitamin_c:cc-pvtz water64:cc-pvdz taxol:cc-pvdz; do
+  m=${mb%%:*} b=${mb#*:}; reps=5; case $m in taxol|vitamin_c) [ $b = cc-pvtz -o $m = taxol ] && reps=3;; esac
+  if [ ${m#water} != $m ]; then args="--size ${m#water} --param basis=$b"; else args="--param molecule=$m --param basis=$b"; fi
+  for v in old new; do
+    B=$O; [ $v = new ] && B=$N
+    echo "== round $round $v $m/$b"; timeout 150 $B run eri_brush --backend cuda --quiet --reps $reps $args --json $R/json/$v.$m.$b.r$round.json 2>&1 | grep -E "^time|VALIDATION (PASSED|FAILED)"
+  done
+done
+done
+echo "== openmp taxol/cc-pvdz (new binary)"; timeout 200 $N run eri_brush --backend openmp_simd --quiet --reps 1 --warmup 0 --param molecule=taxol --param basis=cc-pvdz --json $R/json/omp.taxol.json 2>&1 | grep -E "^time|VALIDATION"
+echo "== cuda taxol after openmp (new)"; timeout 150 $N run eri_brush --backend cuda --quiet --reps 3 --param molecule=taxol --param basis=cc-pvdz --json $R/json/new.taxol.after.json 2>&1 | grep -E "^time|VALIDATION"
+} 2>&1 | tee $R/log.txt
+cp carry/eri_agg2.sh $R/script.sh
+cd $OUT && tar czf r.tgz r && rm -rf r
