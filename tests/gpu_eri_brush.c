@@ -261,7 +261,7 @@ static void test_f_shells(void **state)
     assert_int_equal(c.bas.nbf, 30 + 2 * 14);
     int nf = 0;
     for (int k = 0; k < c.w.nseg; k++) {
-        if (eri_path_digest_jeng(c.w.seg[k].cls)) c.w.seg[k].path = ERI_PATH_JENG;
+        if (eri_path_digest_jeng(c.w.seg[k].cls, ERI_JENG_LMIN_CUDA)) c.w.seg[k].path = ERI_PATH_JENG;
         nf += !eri_class_has_code(c.w.seg[k].cls);
     }
     assert_true(nf > 0);

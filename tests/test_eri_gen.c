@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "eri_brush/eri.h"
+#include "eri_brush/ericase.h"
 #include "eri_brush/jengine.h"
 #include "eri_brush/boys.h"
 #include "eri_brush/eri_gen_code.h"
@@ -377,12 +378,15 @@ static void flop_model(void **state)
             }
         /* digest mode's auto takes the J engine for the high classes only (measured rule) */
         const int L = g->l[0] + g->l[1] + g->l[2] + g->l[3];
-        assert_int_equal(eri_path_digest_jeng(cls), L >= ERI_JENG_LMIN);
+        assert_int_equal(eri_path_digest_jeng(cls, ERI_JENG_LMIN), L >= ERI_JENG_LMIN);
+        assert_int_equal(eri_path_digest_jeng(cls, ERI_JENG_LMIN_CUDA), L >= ERI_JENG_LMIN_CUDA);
     }
     /* (ss|ss): the two paths do the same work; a tie goes to HGP */
     assert_true(eri_quartet_flops(0, ERI_PATH_HGP, 1, 1, 0) == eri_quartet_flops(0, ERI_PATH_MD, 1, 1, 0));
     assert_int_equal(eri_path_choose(0, 1, 1, -1), ERI_PATH_HGP);
-    assert_true(eri_path_digest_jeng(ERI_NCLASS_CODE - 1) && !eri_path_digest_jeng(0)); /* (dd|dd), (ss|ss) */
+    assert_true(eri_path_digest_jeng(ERI_NCLASS_CODE - 1, ERI_JENG_LMIN) && !eri_path_digest_jeng(0, ERI_JENG_LMIN_CUDA));
+    assert_int_equal(eri_jeng_lmin(SB_BACKEND_CUDA), ERI_JENG_LMIN_CUDA); /* (dd|dd) above, (ss|ss) never */
+    assert_int_equal(eri_jeng_lmin(SB_BACKEND_OPENMP_SIMD), ERI_JENG_LMIN);
     /* the classes with an f shell: no generated code, numbered after it, the J engine only */
     int seen = 0;
     for (int pb = 0; pb < ERI_NPAIRCLASS; pb++)
@@ -398,7 +402,7 @@ static void flop_model(void **state)
             seen++;
             for (int forced = -1; forced <= ERI_PATH_JENG; forced++)
                 assert_int_equal(eri_path_choose(cls, 2, 3, forced), ERI_PATH_JENG);
-            assert_true(eri_path_digest_jeng(cls));
+            assert_true(eri_path_digest_jeng(cls, ERI_JENG_LMIN) && eri_path_digest_jeng(cls, ERI_JENG_LMIN_CUDA));
             assert_true(eri_quartet_flops(cls, ERI_PATH_HGP, 2, 3, 1) == 0.0);
             assert_true(eri_quartet_flops(cls, ERI_PATH_JENG, 2, 3, 1) ==
                         6.0 * eri_je_flops_prim(ci->la + ci->lb, ci->lc + ci->ld));

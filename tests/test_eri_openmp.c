@@ -209,7 +209,7 @@ static void test_f_digest_matches_reference(void **state)
     int nf = 0;
     for (int k = 0; k < c->w.nseg; k++) {
         j.w.seg[k] = c->w.seg[k];
-        if (eri_path_digest_jeng(j.w.seg[k].cls)) j.w.seg[k].path = ERI_PATH_JENG;
+        if (eri_path_digest_jeng(j.w.seg[k].cls, ERI_JENG_LMIN)) j.w.seg[k].path = ERI_PATH_JENG;
         if (!eri_class_has_code(j.w.seg[k].cls)) {
             nf++;
             assert_int_equal(j.w.seg[k].path, ERI_PATH_JENG);

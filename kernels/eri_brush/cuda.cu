@@ -231,37 +231,22 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
 
 /* Resident blocks per SM (0: a thread per quartet, as many blocks as fit); `one`: the
  * single-primitive kernel (class_one). A capped launch has sms x cap blocks and each thread
- * walks its quartets with a grid stride. First for the classes whose stack frames overflow
- * L1: four 64-thread blocks an SM held 256 frames of 1-4 KB ((dp|dp) 3.7 KB), and the spill
- * traffic went past L1 to L2 and DRAM. Then tried on every class: most gained as much
- * without any stack ((dp|ps)'s single-primitive kernel, 166 registers, no frame: 22.4 ->
- * 7.5 ms), so there the extra warps of a full launch cost more than they hide. Measured on
- * the H100, taxol/cc-pVDZ, ms per class, uncapped -> capped (+ the single-primitive kernel):
- * (pp|ps) 85.8 + 17.4 -> 54.7 + 6.3, (dp|ps) 66.3 + 22.4 -> 44.2 + 7.5, (dp|dp) 71.2 ->
- * 42.7, (dd|pp) 35.8 -> 19.2, (dd|ds) 19.8 -> 12.7, (dp|ss) 48.1 -> 38.5, (ds|ps) 62.3 ->
- * 55.0, (dd|ps) 16.7 + 9.7 -> 12.2 + 3.3, (pp|pp) 16.0 + 2.7 -> 11.7 + 1.8, (dd|ss) 9.7 +
- * 2.7 -> 7.3 + 1.7, (pp|ss), (ps|ps), (ds|pp), (ds|ds), (dp|pp), (dp|ds) 5-35 % on one of
- * their kernels. Lost under every cap tried (2-6 blocks of 128 threads; 1-6 of 64 or 32):
- * (ss|ss) (72 -> 97 ms at 6), (ps|ss), (ds|ss), (dd|dd) and (dd|dp)'s contracted kernel
- * (frames of 16-35 KB: DRAM either way). Logs: results/h100/eri_cuda_ab/log-call1[1-5]-*. */
+ * walks its quartets with a grid stride. The caps were for stack frames that overflow L1 and
+ * for atomics: four 64-thread blocks an SM held 256 frames of 1-4 KB ((dp|dp) 3.7 KB), and
+ * before the warp sum of the bra adds (add_bra) fewer resident warps also meant fewer
+ * same-address atomics queued in L2. Earlier measurements (results/h100/eri_cuda_ab/) had
+ * capped 17 classes. Once the bra adds were summed over the warp, every class below L = 6
+ * ran as fast or faster uncapped (H100, taxol/cc-pVDZ, ms, capped -> uncapped, same call,
+ * results/h100/eri_agg/log-call3-tune.txt): (ps|ps) 56.6 -> 48.7, (pp|ss) 26.8 -> 22.2,
+ * (pp|ps) 39.4 -> 35.3, (ds|ps) 41.6 -> 38.8, (ds|pp) 18.1 -> 16.6, (ds|ds) 9.0 -> 8.0,
+ * (dp|ss) 17.6 -> 15.0, (dp|ps) 31.2 -> 28.7, (dd|ss) 3.7 -> 2.8, (pp|pp) 10.6 -> 10.1. The
+ * classes with L >= 6 keep their caps; in digest mode they run on the J engine, so the caps
+ * serve path=hgp and store mode. */
 __host__ __device__ constexpr int class_bps(int path, int la, int lb, int lc, int ld, bool one)
 {
     if (path != ERI_PATH_HGP) return 0;
     switch (la * 1000 + lb * 100 + lc * 10 + ld) {
-    case 1010: return 6;           /* (ps|ps) */
-    case 1100: return 6;           /* (pp|ss) */
-    case 1110: return 4;           /* (pp|ps) */
-    case 2010: return 6;           /* (ds|ps) */
-    case 2100: return 6;           /* (dp|ss) */
-    case 1111: return 2;           /* (pp|pp) */
-    case 2011: return one ? 3 : 2; /* (ds|pp) */
-    case 2020: return one ? 2 : 3; /* (ds|ds) */
-    case 2110: return 3;           /* (dp|ps) */
-    case 2200: return one ? 2 : 3; /* (dd|ss) */
-    case 2111: return one ? 2 : 0; /* (dp|pp) */
-    case 2120: return one ? 3 : 0; /* (dp|ds) */
     case 2121: return 1;           /* (dp|dp) */
-    case 2210: return 3;           /* (dd|ps) */
     case 2211: return 1;           /* (dd|pp) */
     case 2220: return one ? 2 : 1; /* (dd|ds) */
     case 2221: return one ? 2 : 0; /* (dd|dp) */

@@ -325,10 +325,11 @@ const eri_class_info *eri_class(int cls);
  * (so a worklist holding one has no store mode, eri_worklist_nocode_class). */
 int eri_path_choose(int cls, int nb, int nk, int forced);
 /* Digest mode, path=auto: whether class cls runs the J engine rather than HGP/MD. Measured,
- * not modelled (classinfo.c): the classes with la+lb+lc+ld >= ERI_JENG_LMIN, and every class
- * without generated code. */
+ * not modelled (classinfo.c): the classes with la+lb+lc+ld >= lmin, and every class without
+ * generated code. lmin is the backend's: ERI_JENG_LMIN on the CPU, ERI_JENG_LMIN_CUDA. */
 #define ERI_JENG_LMIN 6
-int eri_path_digest_jeng(int cls);
+#define ERI_JENG_LMIN_CUDA 5
+int eri_path_digest_jeng(int cls, int lmin);
 /* J engine: nb nk eri_je_flops_prim, nothing per quartet (its transforms are per pair). */
 double eri_quartet_flops(int cls, int path, int nb, int nk, int pure);
 

@@ -52,8 +52,10 @@ void eri_worklist_force_path(eri_worklist *w, int forced, int pure);
 /* The first class of a non-empty segment without generated code (f shells), or -1 when
  * every class has it, so that the worklist has a store mode. */
 int eri_worklist_nocode_class(const eri_worklist *w);
-/* path=auto in digest mode: the J engine for the classes eri_path_digest_jeng names. */
-void eri_worklist_digest_paths(eri_worklist *w, int pure);
+/* path=auto in digest mode: the J engine for the classes eri_path_digest_jeng names at the
+ * backend's lmin (ERI_JENG_LMIN or ERI_JENG_LMIN_CUDA: eri_jeng_lmin). */
+int eri_jeng_lmin(sb_backend be);
+void eri_worklist_digest_paths(eri_worklist *w, int pure, int lmin);
 /* mpi_split.c: only with several MPI ranks (digest mode) */
 int eri_mpi_split(eri_case *ec);
 int eri_mpi_reduce(eri_case *ec);

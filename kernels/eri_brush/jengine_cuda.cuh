@@ -91,12 +91,14 @@ je_kernel_t je_kernel_f(int lab, int lcd)
     }
 }
 
-/* Resident blocks per SM of the classes that path=auto runs on the J engine (L >= 6; the
+/* Resident blocks per SM of the J-engine classes with L >= 6 (the
  * kernels hold 255 registers and 0.3-4.9 KB stack frames). On the H100, taxol/cc-pVDZ, ms,
  * uncapped (4 blocks of 64) -> 3 blocks: (dp|dp) 24.1 -> 15.3, (dd|pp) 10.9 -> 6.6, (dd|ds)
  * 11.4 -> 7.3, (dd|dp) 7.1 -> 4.9, (dd|dd) 0.69 -> 0.71; 2 blocks within 1 ms of 3, 1 block
- * slower (results/h100/eri_jeng/log-call4.txt). 0: uncapped; SB_ERI_JENG_BPS overrides. */
-constexpr int je_class_bps(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= ERI_JENG_LMIN ? 3 : 0; }
+ * slower (results/h100/eri_jeng/log-call4.txt). The L = 5 classes, which path=auto also runs on
+ * the J engine on the GPU (ERI_JENG_LMIN_CUDA), were measured uncapped. 0: uncapped;
+ * SB_ERI_JENG_BPS overrides. */
+constexpr int je_class_bps(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 6 ? 3 : 0; }
 
 template <int LA, int LB, int LC, int LD>
 je_kernel_t je_kernel_of()
