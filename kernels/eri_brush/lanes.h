@@ -14,6 +14,7 @@
 #define ERI_LANES_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "eri_brush/boys.h"
@@ -70,9 +71,40 @@ typedef struct {
     eri_v h;
 } eri_primv;
 
+#if ERI_W == 4
+/* With 4 lanes, rows of 4 doubles (one per lane) become columns (one per field) by a 4 x 4
+ * transpose in registers: 4 loads and 8 shuffles where ERI_VBUILD takes 4 scalar loads and 4
+ * inserts per field. Data movement only, so every lane's value is unchanged. */
+static inline void eri_v_transpose4(const double *r0, const double *r1, const double *r2, const double *r3, eri_v *c)
+{
+    const __m256d a0 = _mm256_loadu_pd(r0), a1 = _mm256_loadu_pd(r1), a2 = _mm256_loadu_pd(r2),
+                  a3 = _mm256_loadu_pd(r3);
+    const __m256d t0 = _mm256_unpacklo_pd(a0, a1), t1 = _mm256_unpackhi_pd(a0, a1);
+    const __m256d t2 = _mm256_unpacklo_pd(a2, a3), t3 = _mm256_unpackhi_pd(a2, a3);
+    c[0] = (eri_v)_mm256_permute2f128_pd(t0, t2, 0x20);
+    c[1] = (eri_v)_mm256_permute2f128_pd(t1, t3, 0x20);
+    c[2] = (eri_v)_mm256_permute2f128_pd(t0, t2, 0x31);
+    c[3] = (eri_v)_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+#endif
+
 /* d = the primitives s[0..ERI_W-1], one per lane */
 static inline void eri_primv_gather(eri_primv *d, const eri_prim *const *s)
 {
+#if ERI_W == 4
+    /* eri_prim is 12 doubles: p K P0 P1 | P2 PA0 PA1 PA2 | PB0 PB1 PB2 h */
+    _Static_assert(sizeof(eri_prim) == 12 * sizeof(double) && offsetof(eri_prim, P) == 16 &&
+                       offsetof(eri_prim, PA) == 40 && offsetof(eri_prim, PB) == 64 && offsetof(eri_prim, h) == 88,
+                   "eri_prim: 12 doubles in field order");
+    eri_v c[4];
+    const double *s0 = &s[0]->p, *s1 = &s[1]->p, *s2 = &s[2]->p, *s3 = &s[3]->p;
+    eri_v_transpose4(s0, s1, s2, s3, c);
+    d->p = c[0], d->K = c[1], d->P[0] = c[2], d->P[1] = c[3];
+    eri_v_transpose4(s0 + 4, s1 + 4, s2 + 4, s3 + 4, c);
+    d->P[2] = c[0], d->PA[0] = c[1], d->PA[1] = c[2], d->PA[2] = c[3];
+    eri_v_transpose4(s0 + 8, s1 + 8, s2 + 8, s3 + 8, c);
+    d->PB[0] = c[0], d->PB[1] = c[1], d->PB[2] = c[2], d->h = c[3];
+#else
 #define ERI_G_p(l) s[l]->p
 #define ERI_G_K(l) s[l]->K
 #define ERI_G_h(l) s[l]->h
@@ -93,6 +125,7 @@ static inline void eri_primv_gather(eri_primv *d, const eri_prim *const *s)
 #undef ERI_G_P
 #undef ERI_G_PA
 #undef ERI_G_PB
+#endif
 }
 
 static inline eri_v eri_vselect(eri_vm m, eri_v a, eri_v b) /* m ? a : b per lane */
@@ -131,11 +164,16 @@ static inline void eri_boysv(const double *tab, int mmax, eri_v T, eri_v *F)
     const double *r[ERI_W];
     for (int l = 0; l < ERI_W; l++) r[l] = tab + (size_t)ii[l] * ERI_BOYS_ROW;
     eri_v t[ERI_BOYS_NTAYLOR];
+#if ERI_W == 4 && ERI_BOYS_NTAYLOR == 8 /* a row's 8 coefficients are contiguous (mmax + 7 < ERI_BOYS_ROW) */
+    eri_v_transpose4(r[0] + mmax, r[1] + mmax, r[2] + mmax, r[3] + mmax, t);
+    eri_v_transpose4(r[0] + mmax + 4, r[1] + mmax + 4, r[2] + mmax + 4, r[3] + mmax + 4, t + 4);
+#else
     for (int k = 0; k < ERI_BOYS_NTAYLOR; k++) {
 #define ERI_G_T(l) r[l][mmax + k]
         t[k] = ERI_VBUILD(ERI_G_T);
 #undef ERI_G_T
     }
+#endif
 #define ERI_G_E(l) r[l][ERI_BOYS_NM] /* e^{-T_i} */
     const eri_v ei = ERI_VBUILD(ERI_G_E);
 #undef ERI_G_E
