@@ -19,8 +19,9 @@
  * through eri.h's ERI_PRIMS macros (a backend may redefine them before including this, as for
  * the generated code); ERI_JE_ADD(ptr, v) adds into a Hermite potential (default +=; CUDA:
  * atomicAdd). The bra's adds go through ERI_JE_ADD_BRA with what ERI_JE_BRA_RUNS declares once
- * per quartet (CUDA: which lanes share the bra, to sum over the warp first; elsewhere nothing). Loops carry ERI_JE_UNROLL: called with constant angular momenta, nvcc unrolls
- * them, so R, W and the E tables become registers. */
+ * per quartet (CUDA: which lanes share the bra, to sum over the warp first; elsewhere nothing).
+ * Loops carry ERI_JE_UNROLL: called with constant angular momenta, nvcc unrolls them, so R, W
+ * and the E tables become registers. */
 #ifndef ERI_JENGINE_H
 #define ERI_JENGINE_H
 
