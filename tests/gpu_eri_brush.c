@@ -181,6 +181,56 @@ static void test_streams(void **state)
     water_free(&c);
 }
 
+/* The run is one CUDA graph (cu_graph_run), captured at the first run and again when the
+ * segments change: graph and stream-by-stream runs give the same M up to the order of the
+ * atomic additions; a prepared batch whose paths change between two runs (so the second run
+ * captures anew) still gives the reference's M; SB_ERI_GRAPH other than 0 or 1 stops prepare. */
+static void test_graph(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_build(&c, 1);
+    double *M0 = malloc(sizeof(double) * c.nbf2), *M1 = malloc(sizeof(double) * c.nbf2),
+           *Mr = malloc(sizeof(double) * c.nbf2);
+    assert_true(M0 && M1 && Mr);
+    setenv("SB_ERI_GRAPH", "0", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M0);
+    setenv("SB_ERI_GRAPH", "1", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M1);
+    const double scale = max_abs(M0, c.nbf2), d = max_diff(M0, M1, c.nbf2);
+    print_message("graph vs streams, %d segments: max |dM| %.2e (%.1e rel)\n", c.w.nseg, d, d / scale);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale);
+    eri_batch b;
+    memset(&b, 0, sizeof b);
+    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_OK);
+    assert_int_equal(CUDA_OPS->run(&b), SB_OK);
+    int changed = 0;
+    for (int k = 0; k < c.w.nseg; k++) {
+        const int p = eri_path_choose(c.w.seg[k].cls, c.w.seg[k].nb, c.w.seg[k].nk, ERI_PATH_MD);
+        changed += p != c.w.seg[k].path;
+        c.w.seg[k].path = p;
+    }
+    assert_true(changed > 0);
+    assert_int_equal(CUDA_OPS->run(&b), SB_OK);
+    assert_int_equal(CUDA_OPS->download(&b), SB_OK);
+    CUDA_OPS->release(&b);
+    run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
+    const double dr = max_diff(M1, Mr, c.nbf2);
+    print_message("paths changed between runs (%d segments): max |dM| against the reference %.2e\n", changed, dr);
+    assert_true(dr <= 1e-11 * scale);
+    setenv("SB_ERI_GRAPH", "2", 1);
+    memset(&b, 0, sizeof b);
+    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
+    CUDA_OPS->release(&b);
+    free(M0), free(M1), free(Mr);
+    water_free(&c);
+}
+
 /* teardown: also after a failed assertion, so the later tests run with the default launches */
 static int unset_launch_env(void **state)
 {
@@ -188,6 +238,7 @@ static int unset_launch_env(void **state)
     unsetenv("SB_ERI_BLOCK");
     unsetenv("SB_ERI_GRID_MAX");
     unsetenv("SB_ERI_STREAMS");
+    unsetenv("SB_ERI_GRAPH");
     return 0;
 }
 
@@ -379,7 +430,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_pure), cmocka_unit_test(test_digest_cartesian),
         cmocka_unit_test_teardown(test_digest_strided, unset_launch_env),
-        cmocka_unit_test_teardown(test_streams, unset_launch_env), cmocka_unit_test(test_store),
+        cmocka_unit_test_teardown(test_streams, unset_launch_env),
+        cmocka_unit_test_teardown(test_graph, unset_launch_env),   cmocka_unit_test(test_store),
         cmocka_unit_test(test_paths),       cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

@@ -13,8 +13,9 @@
  * atomicAdd into M; quartets of a segment hit many different M elements, so collisions
  * are few. Store: the block goes to store[store_off[q]], row-major [i][j][k][l].
  *
- * Everything in run() is on the legacy default stream (the harness brackets it with
- * events); per-segment times, when asked for, come from events between the launches. */
+ * run() launches one CUDA graph of the whole build on the legacy default stream (the harness
+ * brackets it with events; SB_ERI_GRAPH=0 enqueues the same work launch by launch instead);
+ * per-class times, when asked for, come from the graph's event nodes between the classes. */
 #include <math.h>
 #include <cstdio>
 #include <cstdlib>
@@ -418,6 +419,13 @@ struct cu_state {
     int block[ERI_NCLASS];            /* threads per block, 0: class_block; SB_ERI_BLOCK overrides */
     long grid_max;                    /* SB_ERI_GRID_MAX (tests): most blocks of a looping launch, 0: none */
     int segtimes;                     /* SB_ERI_SEGTIMES: print each class's time */
+    /* The whole run as one CUDA graph (SB_ERI_GRAPH=0: enqueue stream by stream): captured on
+     * cs at the first run and again when the worklist's segments change (gsig) */
+    int graph;
+    cudaStream_t cs;
+    cudaEvent_t fork; /* the capture's fan-out to the streams (ev[] are the graph's timing nodes) */
+    cudaGraphExec_t gexec;
+    unsigned long long gsig;
     int je;                           /* some segment runs the J engine (digest, path=jeng) */
     int je_bps[ERI_NCLASS];           /* J-engine kernels' blocks per SM, 0: uncapped; SB_ERI_JENG_BPS */
     long nje;                         /* Hermite values over all primitive pairs */
@@ -525,6 +533,12 @@ int launch_config(cu_state *st)
         st->je_bps[c] = jb[c][0] >= 0 ? jb[c][0] : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
     }
     st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
+    const char *eg = getenv("SB_ERI_GRAPH");
+    if (eg && strcmp(eg, "0") && strcmp(eg, "1")) {
+        sb_error("eri_brush cuda: SB_ERI_GRAPH='%s': expected 0 or 1", eg);
+        return SB_EXIT_USAGE;
+    }
+    st->graph = !eg || !strcmp(eg, "1");
     return SB_OK;
 }
 
@@ -548,6 +562,9 @@ void release_state(cu_state *st)
     for (int i = 0; i < st->nev; i++) cudaEventDestroy(st->ev[i]);
     free(st->ev);
     for (int i = 0; i < st->nss; i++) cudaStreamDestroy(st->ss[i]), cudaEventDestroy(st->sj[i]);
+    if (st->gexec) cudaGraphExecDestroy(st->gexec);
+    if (st->fork) cudaEventDestroy(st->fork);
+    if (st->cs) cudaStreamDestroy(st->cs);
     free(st);
 }
 
@@ -789,22 +806,39 @@ int cu_prepare(eri_batch *b)
             return SB_EXIT_RUNTIME;
         }
     }
+    if (st->graph) {
+        SB_CU(cudaStreamCreateWithFlags(&st->cs, cudaStreamNonBlocking));
+        SB_CU(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+    }
     return SB_OK;
 }
 
-/* The end of a class (the next starts at segment k, or k = nseg): stream 0 waits for every
- * stream, records ev[k], and every stream waits for that before the next class, so classes
- * run one at a time and ev[] times them. */
-int class_join(cu_state *st, unsigned long long used, int k)
+/* Where a class starts (segment k; k = nseg: the end): ev[k] on the origin stream s0 (the
+ * legacy stream, or the capture stream cs, where ev[k] becomes a timing node of the graph),
+ * and every stream waits for it, so classes run one at a time and ev[] times them. */
+int class_fork(cu_state *st, int k, cudaStream_t s0, bool graph)
+{
+    if (graph) { /* in a capture a plain record only orders; the timing node is separate */
+        SB_CU(cudaEventRecordWithFlags(st->ev[k], s0, cudaEventRecordExternal));
+        SB_CU(cudaEventRecord(st->fork, s0));
+    } else {
+        SB_CU(cudaEventRecord(st->ev[k], s0));
+    }
+    if (k < st->nseg)
+        for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], graph ? st->fork : st->ev[k], 0));
+    return SB_OK;
+}
+
+/* The end of a class: s0 waits for every stream used, then class_fork. At the end (k = nseg)
+ * every stream rejoins s0, which a capture requires of each stream it forked. */
+int class_join(cu_state *st, unsigned long long used, int k, cudaStream_t s0, bool graph)
 {
     for (int i = 0; i < st->nss; i++)
-        if (used >> i & 1) {
+        if ((used >> i & 1) || k == st->nseg) {
             SB_CU(cudaEventRecord(st->sj[i], st->ss[i]));
-            SB_CU(cudaStreamWaitEvent(0, st->sj[i], 0));
+            SB_CU(cudaStreamWaitEvent(s0, st->sj[i], 0));
         }
-    SB_CU(cudaEventRecord(st->ev[k], 0));
-    for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], st->ev[k], 0));
-    return SB_OK;
+    return class_fork(st, k, s0, graph);
 }
 
 /* A segment's kernel, block size and grid (capped by class_bps or the overrides). */
@@ -838,39 +872,30 @@ int seg_stream(const cu_state *st, bool capped, int *next)
     return si;
 }
 
-int cu_run(eri_batch *b)
+/* The run's work, in order, from origin stream s0: clear M, the J engine's densities, the
+ * segments class by class over the streams, the J engine's blocks of M. */
+int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
 {
-    cu_state *st = static_cast<cu_state *>(b->dev);
-    if (!st) {
-        sb_error("eri_brush cuda: run before prepare");
-        return SB_EXIT_RUNTIME;
-    }
     const eri_worklist *w = b->w;
-    if (w->nseg != st->nseg || w->nq != st->nq) {
-        sb_error("eri_brush cuda: the worklist changed after prepare (%d segments, %ld quartets; prepared %d, %ld)",
-                 w->nseg, w->nq, st->nseg, st->nq);
-        return SB_EXIT_RUNTIME;
-    }
-    const bool timed = b->seg_seconds != NULL;
     if (st->mode == ERI_MODE_DIGEST)
-        SB_CU(cudaMemsetAsync(st->M, 0, (size_t)st->nbf * st->nbf * sizeof(double), 0));
+        SB_CU(cudaMemsetAsync(st->M, 0, (size_t)st->nbf * st->nbf * sizeof(double), s0));
     const je_pass jpass = st->je ? je_pass_args(st, b) : je_pass{};
     const unsigned jgrid = (unsigned)((b->ps->npair + 127) / 128);
     const bool jf = (jpass.used >> ERI_NPAIRCLASS_CODE) != 0; /* pairs with an f shell */
     if (st->je && b->ps->npair > 0) {
-        SB_CU(cudaMemsetAsync(st->G, 0, (size_t)st->nje * sizeof(double), 0));
-        je_pair_kernel<false><<<jgrid, 128>>>(jpass);
+        SB_CU(cudaMemsetAsync(st->G, 0, (size_t)st->nje * sizeof(double), s0));
+        je_pair_kernel<false><<<jgrid, 128, 0, s0>>>(jpass);
         SB_CU_LAUNCH();
         if (jf) {
-            je_pair_kernel_any<false><<<jgrid, 128>>>(jpass);
+            je_pair_kernel_any<false><<<jgrid, 128, 0, s0>>>(jpass);
             SB_CU_LAUNCH();
         }
     }
-    /* the streams start after stream 0's work so far (M cleared, densities) */
-    SB_CU(cudaEventRecord(st->ev[0], 0));
-    for (int i = 0; i < st->nss; i++) SB_CU(cudaStreamWaitEvent(st->ss[i], st->ev[0], 0));
+    /* the streams start after s0's work so far (M cleared, densities) */
+    int rc = class_fork(st, 0, s0, graph);
+    if (rc) return rc;
     unsigned long long used = 0;
-    int next = 0, rc = SB_OK;
+    int next = 0;
     kargs a = {};
     a.q = st->q, a.prim = st->prim, a.pair = st->pair, a.AB = st->AB;
     a.pure = st->pure, a.mode = st->mode, a.nbf = st->nbf;
@@ -880,7 +905,7 @@ int cu_run(eri_batch *b)
         const class_entry e = class_table(s->cls);
         const long n = s->q1 - s->q0;
         if (k > 0 && s->cls != w->seg[k - 1].cls) {
-            if ((rc = class_join(st, used, k))) return rc;
+            if ((rc = class_join(st, used, k, s0, graph))) return rc;
             used = 0;
         }
         /* the path may be chosen again between runs (tests force one); the class is checked */
@@ -909,16 +934,72 @@ int cu_run(eri_batch *b)
             SB_CU_LAUNCH();
         }
     }
-    if ((rc = class_join(st, used, w->nseg))) return rc;
+    if ((rc = class_join(st, used, w->nseg, s0, graph))) return rc;
     if (st->je && b->ps->npair > 0) {
-        je_pair_kernel<true><<<jgrid, 128>>>(jpass);
+        je_pair_kernel<true><<<jgrid, 128, 0, s0>>>(jpass);
         SB_CU_LAUNCH();
         if (jf) {
-            je_pair_kernel_any<true><<<jgrid, 128>>>(jpass);
+            je_pair_kernel_any<true><<<jgrid, 128, 0, s0>>>(jpass);
             SB_CU_LAUNCH();
         }
     }
-    if (timed) {
+    return SB_OK;
+}
+
+/* What a captured run depends on beyond the prepared state: the segments (FNV-1a). */
+unsigned long long worklist_sig(const eri_worklist *w)
+{
+    unsigned long long h = 1469598103934665603ull;
+    for (int k = 0; k < w->nseg; k++) {
+        const eri_segment *s = &w->seg[k];
+        const long v[6] = {s->cls, s->path, s->nb, s->nk, s->q0, s->q1};
+        for (int j = 0; j < 6; j++) h = (h ^ (unsigned long long)v[j]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The run as a graph: about 2000 launches, event records and waits for a small molecule
+ * (462 segments in 21 classes for benzene/cc-pVDZ) cost more host time than its kernels
+ * take; a graph launches them in one call. Captured again when the segments change. */
+int cu_graph_run(cu_state *st, eri_batch *b)
+{
+    const unsigned long long sig = worklist_sig(b->w);
+    if (!st->gexec || sig != st->gsig) {
+        if (st->gexec) cudaGraphExecDestroy(st->gexec), st->gexec = nullptr;
+        SB_CU(cudaStreamBeginCapture(st->cs, cudaStreamCaptureModeThreadLocal));
+        const int rc = cu_enqueue(st, b, st->cs, true);
+        cudaGraph_t g = nullptr;
+        const cudaError_t ce = cudaStreamEndCapture(st->cs, &g); /* ends it whatever happened */
+        if (rc) {
+            if (g) cudaGraphDestroy(g);
+            return rc;
+        }
+        SB_CU(ce);
+        const cudaError_t ie = cudaGraphInstantiate(&st->gexec, g, 0);
+        cudaGraphDestroy(g);
+        SB_CU(ie);
+        st->gsig = sig;
+    }
+    SB_CU(cudaGraphLaunch(st->gexec, 0)); /* the legacy stream, as the harness's events */
+    return SB_OK;
+}
+
+int cu_run(eri_batch *b)
+{
+    cu_state *st = static_cast<cu_state *>(b->dev);
+    if (!st) {
+        sb_error("eri_brush cuda: run before prepare");
+        return SB_EXIT_RUNTIME;
+    }
+    const eri_worklist *w = b->w;
+    if (w->nseg != st->nseg || w->nq != st->nq) {
+        sb_error("eri_brush cuda: the worklist changed after prepare (%d segments, %ld quartets; prepared %d, %ld)",
+                 w->nseg, w->nq, st->nseg, st->nq);
+        return SB_EXIT_RUNTIME;
+    }
+    const int rc = st->graph ? cu_graph_run(st, b) : cu_enqueue(st, b, 0, false);
+    if (rc) return rc;
+    if (b->seg_seconds) {
         /* waiting here only moves the harness's own wait forward */
         SB_CU(cudaEventSynchronize(st->ev[w->nseg]));
         /* a class's time goes to its first segment (its segments overlap) */
