@@ -91,14 +91,20 @@ static void water_free(water *c)
 }
 
 /* prepare, run twice, download, release; out is M (digest) or the store array */
+/* A batch over c's shells and worklist w, into out (M in digest mode, else the store). */
+static void batch_init(eri_batch *b, water *c, const eri_worklist *w, int mode, double *out)
+{
+    memset(b, 0, sizeof *b);
+    b->bas = &c->bas, b->ps = &c->ps, b->w = w, b->boys = eri_boys_table();
+    b->mode = mode, b->D = c->D, b->threads = 1;
+    if (mode == ERI_MODE_DIGEST) b->M = out;
+    else b->store = out;
+}
+
 static void run_ops(const eri_ops *ops, water *c, const eri_worklist *w, int mode, double *out)
 {
     eri_batch b;
-    memset(&b, 0, sizeof b);
-    b.bas = &c->bas, b.ps = &c->ps, b.w = w, b.boys = eri_boys_table();
-    b.mode = mode, b.D = c->D, b.threads = 1;
-    if (mode == ERI_MODE_DIGEST) b.M = out;
-    else b.store = out;
+    batch_init(&b, c, w, mode, out);
     assert_int_equal(ops->prepare(&b), SB_OK);
     assert_int_equal(ops->run(&b), SB_OK);
     assert_int_equal(ops->run(&b), SB_OK);
@@ -172,9 +178,7 @@ static void test_streams(void **state)
     assert_true(scale > 1.0 && d <= 1e-13 * scale);
     setenv("SB_ERI_STREAMS", "0", 1);
     eri_batch b;
-    memset(&b, 0, sizeof b);
-    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
-    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M1);
     assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
     CUDA_OPS->release(&b);
     free(M1), free(M16);
@@ -202,9 +206,7 @@ static void test_graph(void **state)
     print_message("graph vs streams, %d segments: max |dM| %.2e (%.1e rel)\n", c.w.nseg, d, d / scale);
     assert_true(scale > 1.0 && d <= 1e-13 * scale);
     eri_batch b;
-    memset(&b, 0, sizeof b);
-    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
-    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M1);
     assert_int_equal(CUDA_OPS->prepare(&b), SB_OK);
     assert_int_equal(CUDA_OPS->run(&b), SB_OK);
     int changed = 0;
@@ -222,9 +224,7 @@ static void test_graph(void **state)
     print_message("paths changed between runs (%d segments): max |dM| against the reference %.2e\n", changed, dr);
     assert_true(dr <= 1e-11 * scale);
     setenv("SB_ERI_GRAPH", "2", 1);
-    memset(&b, 0, sizeof b);
-    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
-    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M1;
+    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M1);
     assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
     CUDA_OPS->release(&b);
     free(M0), free(M1), free(Mr);
@@ -332,9 +332,7 @@ static void test_f_shells(void **state)
     double *st = malloc(sizeof(double) * (size_t)c.w.store_off[c.w.nq]);
     assert_non_null(st);
     eri_batch b;
-    memset(&b, 0, sizeof b);
-    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
-    b.mode = ERI_MODE_STORE, b.store = st;
+    batch_init(&b, &c, &c.w, ERI_MODE_STORE, st);
     assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
     CUDA_OPS->release(&b);
     free(st), free(Mg), free(Mr);
@@ -351,9 +349,8 @@ static void test_report(void **state)
     assert_true(M && t);
     for (int k = 0; k < c.w.nseg; k++) t[k] = -1;
     eri_batch b;
-    memset(&b, 0, sizeof b);
-    b.bas = &c.bas, b.ps = &c.ps, b.w = &c.w, b.boys = eri_boys_table();
-    b.mode = ERI_MODE_DIGEST, b.D = c.D, b.M = M, b.seg_seconds = t;
+    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M);
+    b.seg_seconds = t;
     assert_int_equal(CUDA_OPS->prepare(&b), SB_OK);
     sb_launch l[SB_MAX_LAUNCH];
     const int n = CUDA_OPS->launches(&b, l, SB_MAX_LAUNCH);

@@ -864,9 +864,9 @@ shape launch_shape(const cu_state *st, const class_entry &e, const eri_segment &
 /* A launch at its blocks-per-SM cap (chosen so that its stack frames stay in L1) must not
  * share its SMs with another segment's blocks: those go to stream 0, one after another. The
  * others, a capped kernel's smaller segments included, take the remaining streams in turn. */
-int seg_stream(const cu_state *st, bool capped, int *next)
+int seg_stream(const cu_state *st, int cap, long grid, int *next)
 {
-    if (capped || st->nss == 1) return 0;
+    if ((cap > 0 && grid == (long)cap * st->sms) || st->nss == 1) return 0;
     const int si = 1 + *next % (st->nss - 1);
     *next = *next + 1;
     return si;
@@ -920,7 +920,7 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
             long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
             if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
-            const int si = seg_stream(st, st->je_bps[s->cls] > 0 && grid == (long)st->je_bps[s->cls] * st->sms, &next);
+            const int si = seg_stream(st, st->je_bps[s->cls], grid, &next);
             used |= 1ull << si;
             je_kernel(s->cls)<<<(unsigned)grid, e.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
@@ -928,7 +928,7 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
             const shape sh = launch_shape(st, e, *s);
-            const int si = seg_stream(st, sh.cap > 0 && sh.grid == (long)sh.cap * st->sms, &next);
+            const int si = seg_stream(st, sh.cap, sh.grid, &next);
             used |= 1ull << si;
             sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
             SB_CU_LAUNCH();
