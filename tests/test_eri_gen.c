@@ -411,6 +411,36 @@ static void flop_model(void **state)
     assert_int_equal(ERI_NCLASS - ERI_NCLASS_CODE, 34);
 }
 
+/* The shared-memory J-engine kernel's pieces (CUDA) on the host: eri_je_R with its entries
+ * spread out (rs > 1) writes exactly what it writes packed, and eri_je_sweep, R entry by R
+ * entry, gives both of eri_je_contract's products for every (la+lb, lc+ld) up to (ff|ff). */
+static void je_sweep_equals_contract(void **state)
+{
+    (void)state;
+    enum { RS = 3 };
+    double F0[ERI_JE_LPAIR * 2 + 1], F1[ERI_JE_LPAIR * 2 + 1], R1[ERI_JE_NR], Rs[ERI_JE_NR * RS];
+    for (int lab = 0; lab <= ERI_JE_LPAIR; lab++)
+        for (int lcd = 0; lcd <= ERI_JE_LPAIR; lcd++) {
+            const int L = lab + lcd, nb = ERI_NHERM(lab), nk = ERI_NHERM(lcd);
+            for (int n = 0; n <= L; n++) F0[n] = F1[n] = urand(0.01, 1.0) / (1.0 + n);
+            for (int k = 0; k < ERI_JE_NR * RS; k++) Rs[k] = NAN; /* only entries k RS are R's */
+            const double a2 = -urand(0.2, 3.0), X = urand(-2, 2), Y = urand(-2, 2), Z = urand(-2, 2);
+            eri_je_R(L, F0, a2, X, Y, Z, R1, 1);
+            eri_je_R(L, F1, a2, X, Y, Z, Rs, RS);
+            for (int k = 0; k < ERI_NHERM(L); k++) assert_memory_equal(&R1[k], &Rs[k * RS], sizeof(double));
+            double Hb[ERI_JE_NH], Hk[ERI_JE_NH], W[ERI_JE_NH] = {0}, V[ERI_JE_NH] = {0};
+            double hk[ERI_JE_NH], w[ERI_JE_NH] = {0}, v[ERI_JE_NH] = {0};
+            for (int k = 0; k < nb; k++) Hb[k] = urand(-1, 1);
+            for (int n = 0, k = 0; n <= lcd; n++)
+                for (int m = 0; m < (n + 1) * (n + 2) / 2; m++, k++) Hk[k] = urand(-1, 1), hk[k] = n & 1 ? -Hk[k] : Hk[k];
+            eri_je_contract(lab, lcd, R1, 1.0, Hb, Hk, W, V);
+            eri_je_sweep(lcd, lab, Rs, RS, hk, w); /* the bra's potential */
+            eri_je_sweep(lab, lcd, Rs, RS, Hb, v); /* the ket's, before its signs */
+            assert_true(max_rel_diff(w, W, nb) < 1e-13);
+            assert_true(max_rel_diff(v, V, nk) < 1e-13);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +448,7 @@ int main(void)
         cmocka_unit_test(ssss_closed_form), cmocka_unit_test(sph_d_orthonormal),
         cmocka_unit_test(sph_all_classes),  cmocka_unit_test(flop_model),
         cmocka_unit_test(boys_lanes_exact), cmocka_unit_test(hgp_lanes_exact),
+        cmocka_unit_test(je_sweep_equals_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -378,7 +378,7 @@ class_entry class_table(int cls)
 #undef ERI_CU_CASE
     default:
         if (const eri_class_info *c = eri_class(cls)) /* no generated code: the J engine only */
-            e = class_entry{{nullptr, nullptr}, {nullptr, nullptr}, 64, {c->la, c->lb, c->lc, c->ld}};
+            e = class_entry{{nullptr, nullptr}, {nullptr, nullptr}, je_block_f, {c->la, c->lb, c->lc, c->ld}};
         break;
     }
     return e;
@@ -428,10 +428,20 @@ struct cu_state {
     unsigned long long gsig;
     int je;                           /* some segment runs the J engine (digest, path=jeng) */
     int je_bps[ERI_NCLASS];           /* J-engine kernels' blocks per SM, 0: uncapped; SB_ERI_JENG_BPS */
+    int je_bps_set[ERI_NCLASS];       /* the class's cap came from SB_ERI_JENG_BPS */
+    int je_smem_lmin;                 /* R in shared memory from this L on, 0: never; SB_ERI_JE_SMEM */
     long nje;                         /* Hermite values over all primitive pairs */
     je_pair *jp;
     double *H, *G, *T;
 };
+
+/* Blocks per SM of a J-engine launch, 0: uncapped. The shared-memory kernels are held to what
+ * fits by their shared memory, so they take only SB_ERI_JENG_BPS's cap. */
+int je_cap(const cu_state *st, int cls)
+{
+    if (!st->je_bps_set[cls] && je_kernel(cls, st->je_smem_lmin).block == ERI_JE_SMEM_NT) return 0;
+    return st->je_bps[cls];
+}
 
 /* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a): 0, or -1 for an entry that is
  * malformed or has a class outside 0..ERI_NCLASS-1 or a value outside lo..hi. */
@@ -467,7 +477,8 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each class's time;
  * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_run);
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
- * unlisted classes keep je_class_bps). */
+ * unlisted classes keep je_class_bps); SB_ERI_JE_SMEM=L: the J engine's shared-memory
+ * kernels from L = la+lb+lc+ld on (5..8; 0: none). */
 int launch_config(cu_state *st)
 {
     int dev = 0;
@@ -531,7 +542,17 @@ int launch_config(cu_state *st)
     for (int c = 0; c < ERI_NCLASS; c++) {
         const class_entry e = class_table(c);
         st->je_bps[c] = jb[c][0] >= 0 ? jb[c][0] : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
+        st->je_bps_set[c] = jb[c][0] >= 0;
     }
+    const char *esm = getenv("SB_ERI_JE_SMEM");
+    const long sml = esm ? strtol(esm, &end, 10) : ERI_JE_SMEM_LMIN;
+    if (esm && (end == esm || *end || (sml != 0 && (sml < 5 || sml > 8)))) {
+        sb_error("eri_brush cuda: SB_ERI_JE_SMEM='%s': expected the smallest L = la+lb+lc+ld for the J engine's "
+                 "shared-memory kernels, 5..8, or 0 for none",
+                 esm);
+        return SB_EXIT_USAGE;
+    }
+    st->je_smem_lmin = (int)sml;
     st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
     const char *eg = getenv("SB_ERI_GRAPH");
     if (eg && strcmp(eg, "0") && strcmp(eg, "1")) {
@@ -918,11 +939,13 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
             je_args ja = {st->q, s->q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
                           st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G,
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
-            long grid = (n + e.block - 1) / e.block; /* the kernel walks its quartets with a grid stride */
-            if (st->je_bps[s->cls] > 0 && grid > (long)st->je_bps[s->cls] * st->sms) grid = (long)st->je_bps[s->cls] * st->sms;
-            const int si = seg_stream(st, st->je_bps[s->cls], grid, &next);
+            const je_launch jl = je_kernel(s->cls, st->je_smem_lmin);
+            const int cap = je_cap(st, s->cls);
+            long grid = (n + jl.block - 1) / jl.block; /* the kernel walks its quartets with a grid stride */
+            if (cap > 0 && grid > (long)cap * st->sms) grid = (long)cap * st->sms;
+            const int si = seg_stream(st, cap, grid, &next);
             used |= 1ull << si;
-            je_kernel(s->cls)<<<(unsigned)grid, e.block, 0, st->ss[si]>>>(ja);
+            jl.fn<<<(unsigned)grid, jl.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
         } else if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
@@ -1057,11 +1080,13 @@ int cu_launches(eri_batch *b, void *arr, int max)
             if (!most || !e.block) continue;
             char name[64];
             if (path == ERI_PATH_JENG) {
-                const int cap = st->je_bps[cls];
-                long grid = (most + e.block - 1) / e.block;
+                const je_launch jl = je_kernel(cls, st->je_smem_lmin);
+                const int cap = je_cap(st, cls);
+                long grid = (most + jl.block - 1) / jl.block;
                 if (cap > 0 && grid > (long)cap * st->sms) grid = (long)cap * st->sms;
-                snprintf(name, sizeof name, "eri_jeng (%c%c|%c%c)", L[l], L[l], L[l], L[l]);
-                if (sb_cuda_occupancy((const void *)je_kernel(cls), name, e.block, 0, (int)grid, out + n)) return -1;
+                snprintf(name, sizeof name, "eri_jeng%s (%c%c|%c%c)", jl.block == ERI_JE_SMEM_NT ? " smem" : "", L[l],
+                         L[l], L[l], L[l]);
+                if (sb_cuda_occupancy((const void *)jl.fn, name, jl.block, 0, (int)grid, out + n)) return -1;
                 if (cap > 0 && out[n].blocks_per_sm > cap) {
                     out[n].occupancy *= (double)cap / out[n].blocks_per_sm;
                     out[n].blocks_per_sm = cap;

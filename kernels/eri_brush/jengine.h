@@ -151,8 +151,11 @@ ERI_JE_FN void eri_je_potential(int la, int lb, const double *ex, const double *
  * (F is scaled in place to a2^n F_n):
  * R^n_000 = a2^n F_n, R^n_{t+1,u,v} = t R^{n+1}_{t-1,u,v} + X R^{n+1}_{tuv} (u, v likewise).
  * In place from n = L down: within a level the entries go by descending order, so each
- * reads entries of the level above that are not yet overwritten. */
-ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double Z, double *R)
+ * reads entries of the level above that are not yet overwritten. Entry k is R[k rs]: rs = 1
+ * in registers; the CUDA kernel that keeps R in shared memory puts a thread's entries a block
+ * apart (bank-conflict free). */
+#define ERI_JE_RAT(R, rs, t, u, v) (R)[eri_herm_idx(t, u, v) * (rs)]
+ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double Z, double *R, int rs)
 {
     double pw = 1.0;
 #ifndef __CUDACC__
@@ -160,7 +163,7 @@ ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double 
      * below through its unrolled loops and would warn that R is read uninitialised. The
      * constant instances skip this (and write every entry anyway). */
     if (!__builtin_constant_p(L))
-        for (int k = 0; k < ERI_NHERM(L); k++) R[k] = 0.0;
+        for (int k = 0; k < ERI_NHERM(L); k++) R[k * rs] = 0.0;
 #endif
     ERI_JE_UNROLL
     for (int n = 0; n <= L; n++) {
@@ -179,15 +182,48 @@ ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double 
                     const int v = k - t - u;
                     double r;
                     if (t > 0)
-                        r = X * R[eri_herm_idx(t - 1, u, v)] + (t > 1 ? (t - 1) * R[eri_herm_idx(t - 2, u, v)] : 0.0);
+                        r = X * ERI_JE_RAT(R, rs, t - 1, u, v) + (t > 1 ? (t - 1) * ERI_JE_RAT(R, rs, t - 2, u, v) : 0.0);
                     else if (u > 0)
-                        r = Y * R[eri_herm_idx(t, u - 1, v)] + (u > 1 ? (u - 1) * R[eri_herm_idx(t, u - 2, v)] : 0.0);
+                        r = Y * ERI_JE_RAT(R, rs, t, u - 1, v) + (u > 1 ? (u - 1) * ERI_JE_RAT(R, rs, t, u - 2, v) : 0.0);
                     else
-                        r = Z * R[eri_herm_idx(t, u, v - 1)] + (v > 1 ? (v - 1) * R[eri_herm_idx(t, u, v - 2)] : 0.0);
-                    R[eri_herm_idx(t, u, v)] = r;
+                        r = Z * ERI_JE_RAT(R, rs, t, u, v - 1) + (v > 1 ? (v - 1) * ERI_JE_RAT(R, rs, t, u, v - 2) : 0.0);
+                    ERI_JE_RAT(R, rs, t, u, v) = r;
                 }
         R[0] = F[n];
     }
+}
+
+/* acc_o += sum_i R_{i+o} in_i over in's triples i (order <= lin) and acc's o (order <= lout),
+ * R entries rs apart: one of eri_je_contract's two products, R_w by R_w, so that each entry is
+ * read once and only the in and acc vectors need registers. For the CUDA kernel whose R is in
+ * shared memory; the caller passes the signs (-1)^|u| and the factors. */
+#ifndef ERI_JE_SWEEP_LOAD
+#ifdef __CUDACC__ /* a real load: nvcc would otherwise forward eri_je_R's stores and keep R in registers */
+#define ERI_JE_SWEEP_LOAD(p) (*(const volatile double *)(p))
+#else
+#define ERI_JE_SWEEP_LOAD(p) (*(p))
+#endif
+#endif
+ERI_JE_FN void eri_je_sweep(int lin, int lout, const double *R, int rs, const double *in, double *acc)
+{
+    ERI_JE_UNROLL
+    for (int wx = 0; wx <= lin + lout; wx++)
+        ERI_JE_UNROLL
+        for (int wy = 0; wy <= lin + lout - wx; wy++)
+            ERI_JE_UNROLL
+            for (int wz = 0; wz <= lin + lout - wx - wy; wz++) {
+                const double r = ERI_JE_SWEEP_LOAD(&ERI_JE_RAT(R, rs, wx, wy, wz));
+                /* o <= w componentwise, |o| <= lout, |w - o| <= lin; bounds that do not
+                 * depend on w, so that nvcc sees the trip counts and unrolls */
+                ERI_JE_UNROLL
+                for (int ox = 0; ox <= lout; ox++)
+                    ERI_JE_UNROLL
+                    for (int oy = 0; oy <= lout - ox; oy++)
+                        ERI_JE_UNROLL
+                        for (int oz = 0; oz <= lout - ox - oy; oz++)
+                            if (ox <= wx && oy <= wy && oz <= wz && wx + wy + wz - ox - oy - oz <= lin)
+                                acc[eri_herm_idx(ox, oy, oz)] += r * in[eri_herm_idx(wx - ox, wy - oy, wz - oz)];
+            }
 }
 
 /* W_t += s sum_u R_{t+u} (-1)^|u| Hk_u over the bra's triples t (order <= lab) and the ket's
@@ -247,7 +283,7 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
             const double alpha = p * q * ipq, s = Kb * ERI_PF(kp, K) * spq;
             const double X = Px - ERI_PV(kp, P, 0), Y = Py - ERI_PV(kp, P, 1), Z = Pz - ERI_PV(kp, P, 2);
             eri_boys(boys, L, alpha * (X * X + Y * Y + Z * Z), F);
-            eri_je_R(L, F, -2.0 * alpha, X, Y, Z, R);
+            eri_je_R(L, F, -2.0 * alpha, X, Y, Z, R, 1);
             const double *hk = Hk + (long)j * nhk;
             if (other) {
                 ERI_JE_UNROLL
