@@ -76,16 +76,13 @@ __host__ __device__ constexpr int je_herm_order(int k)
     return n;
 }
 
-/* A warp's adds of nh values per lane into potentials G, through shared memory (sh: the
- * warp's spent R, at least 32 nh doubles): each lane stores its values, then for each run of
- * lanes that share their G (warp_runs; a lane that is no run's head adds nothing of its own)
- * the lanes take the values in turn, sum them over the run and add once. So a run's adds go
- * to consecutive addresses in one instruction (coalesced), instead of one address per lane:
- * the bra's (runs of lanes), replacing add_bra's five shuffles per value, and the ket's (every
- * lane its own run), replacing 32 scattered atomics per value. Value k of lane l sits at
- * sh[32 k + (l + k) % 32], so that both the stores and the sums hit 32 different slots. */
+/* The bra's adds of a warp through shared memory (sh: the warp's spent R, at least 32 nh
+ * doubles): each lane stores its nh values, then for each run of lanes that share the bra
+ * (warp_runs) the lanes take the values in turn, sum them over the run and add once. Value k
+ * of lane l sits at sh[32 k + (l + k) % 32], so that both the stores and the run sums hit 32
+ * different slots. Replaces add_bra's five shuffles per value. */
 template <int NH>
-__device__ __forceinline__ void je_add_smem(double *sh, const double *v, double f, double *G, const warp_runs &r)
+__device__ __forceinline__ void je_add_bra_smem(double *sh, const double *v, double f, double *G, const warp_runs &r)
 {
     const int lane = threadIdx.x & 31;
     __syncwarp(r.mask); /* every lane done with its R */
@@ -120,22 +117,17 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
 {
     constexpr int L = LAB + LCD, NT = ERI_JE_SMEM_NT, NHB = ERI_NHERM(LAB), NHK = ERI_NHERM(LCD);
     constexpr bool WREG = 2 * NHB + NHK <= 90;
-    static_assert(NT == 32 && NHB <= ERI_NHERM(L), "je_add_smem reuses one warp's R");
+    static_assert(NT == 32 && NHB <= ERI_NHERM(L), "je_add_bra_smem reuses one warp's R");
     __shared__ double Rs[ERI_NHERM(L) * NT];
     double *R = Rs + threadIdx.x;
     const long stride = (long)gridDim.x * blockDim.x;
     for (long t = (long)blockIdx.x * blockDim.x + threadIdx.x; t < a.n; t += stride) {
         const je_quartet_at x(a, t);
         ERI_JE_BRA_RUNS(bra_runs, x.Gb);
-        const warp_runs ket_runs{bra_runs.mask, (int)(threadIdx.x & 31), x.other}; /* each lane its own ket */
         for (int i = 0; i < a.nb; i++) {
             const prim_view bp = ERI_PRIM_AT(x.bra, i);
             const double p = ERI_PF(bp, p), Kb = ERI_PF(bp, K);
             const double Px = ERI_PV(bp, P, 0), Py = ERI_PV(bp, P, 1), Pz = ERI_PV(bp, P, 2);
-            if (x.other) { /* the bra's density, read after the bra's product: into L1 meanwhile */
-#pragma unroll
-                for (int k = 0; k < NHB; k += 16) asm volatile("prefetch.global.L1 [%0];" ::"l"(x.Hb + i * NHB + k));
-            }
             double w[NHB];
 #pragma unroll
             for (int k = 0; k < NHB; k++) w[k] = 0.0;
@@ -153,26 +145,25 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
                 eri_boys(a.boys, L, alpha * (X * X + Y * Y + Z * Z), F);
                 eri_je_R(L, F, -2.0 * alpha, X, Y, Z, R, NT);
                 eri_je_sweep(LCD, LAB, R, NT, hk, w);
-                double v[NHK]; /* the ket's potential: V_u = (-1)^|u| sum_t R_{t+u} Hb_t */
-#pragma unroll
-                for (int k = 0; k < NHK; k++) v[k] = 0.0;
-                if (x.other) {
-                    double hb[NHB];
+                if (x.other) { /* the ket's potential: V_u = sum_t R_{t+u} Hb_t */
+                    double hb[NHB], v[NHK];
 #pragma unroll
                     for (int k = 0; k < NHB; k++) hb[k] = x.Hb[i * NHB + k];
+#pragma unroll
+                    for (int k = 0; k < NHK; k++) v[k] = 0.0;
                     eri_je_sweep(LAB, LCD, R, NT, hb, v);
+                    const double fs = x.fab * s;
 #pragma unroll
                     for (int k = 0; k < NHK; k++)
-                        if (je_herm_order(k) & 1) v[k] = -v[k];
+                        ERI_JE_ADD(x.Gk + j * NHK + k, (je_herm_order(k) & 1) ? -fs * v[k] : fs * v[k]);
                 }
-                je_add_smem<NHK>(Rs, v, x.fab * s, x.Gk + j * NHK, ket_runs);
                 if (!WREG) {
-                    je_add_smem<NHB>(Rs, w, x.fcd, x.Gb + i * NHB, bra_runs);
+                    je_add_bra_smem<NHB>(Rs, w, x.fcd, x.Gb + i * NHB, bra_runs);
 #pragma unroll
                     for (int k = 0; k < NHB; k++) w[k] = 0.0;
                 }
             }
-            if (WREG) je_add_smem<NHB>(Rs, w, x.fcd, x.Gb + i * NHB, bra_runs);
+            if (WREG) je_add_bra_smem<NHB>(Rs, w, x.fcd, x.Gb + i * NHB, bra_runs);
         }
     }
 }
