@@ -7,6 +7,8 @@
  *   store   every integral: max |d| <= 1e-12 absolute;
  *   paths   HGP forced on every segment and MD forced on every segment give the same M
  *           (1e-12 relative) and each agrees with the reference (1e-11);
+ *   smem    the J engine on every segment: its shared-memory kernels (SB_ERI_JE_SMEM=5) and
+ *           its register kernels (0) give the same M (1e-13), both near the reference;
  *   report  launch configurations from the occupancy API and per-segment times;
  *   f       water/cc-pvtz (f shells on O, no generated code: the J engine): digest against the
  *           reference (1e-11), and store mode refused at prepare;
@@ -239,6 +241,7 @@ static int unset_launch_env(void **state)
     unsetenv("SB_ERI_GRID_MAX");
     unsetenv("SB_ERI_STREAMS");
     unsetenv("SB_ERI_GRAPH");
+    unsetenv("SB_ERI_JE_SMEM");
     return 0;
 }
 
@@ -298,6 +301,43 @@ static void test_paths(void **state)
     assert_true(d <= 1e-12 * scale);
     for (int path = 0; path <= ERI_PATH_JENG; path++) free(M[path]);
     free(w.seg), free(Mr);
+    water_free(&c);
+}
+
+/* The J engine on every segment, once with the shared-memory kernels for every s/p/d class
+ * from L = 5 (SB_ERI_JE_SMEM=5) and once with the register kernels only (0): the same M to
+ * round-off, both against the reference; a threshold outside 5..8 is refused at prepare. */
+static void test_jeng_smem(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_build(&c, 1);
+    int high = 0;
+    for (int k = 0; k < c.w.nseg; k++) {
+        c.w.seg[k].path = ERI_PATH_JENG;
+        const eri_class_info *ci = eri_class(c.w.seg[k].cls);
+        high += ci->la + ci->lb + ci->lc + ci->ld >= 5;
+    }
+    assert_true(high > 0);
+    double *Ms = malloc(sizeof(double) * c.nbf2), *Mg = malloc(sizeof(double) * c.nbf2),
+           *Mr = malloc(sizeof(double) * c.nbf2);
+    assert_true(Ms && Mg && Mr);
+    setenv("SB_ERI_JE_SMEM", "5", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Ms);
+    setenv("SB_ERI_JE_SMEM", "0", 1);
+    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Mg);
+    run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
+    const double scale = max_abs(Mr, c.nbf2), d = max_diff(Ms, Mg, c.nbf2), ds = max_diff(Ms, Mr, c.nbf2);
+    print_message("J engine, %d of %d segments with L >= 5: shared-memory vs register kernels max |dM| %.2e (%.1e "
+                  "rel), against the reference %.2e\n", high, c.w.nseg, d, d / scale, ds);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-11 * scale);
+    setenv("SB_ERI_JE_SMEM", "9", 1);
+    eri_batch b;
+    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, Ms);
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
+    CUDA_OPS->release(&b);
+    free(Ms), free(Mg), free(Mr);
     water_free(&c);
 }
 
@@ -429,7 +469,8 @@ int main(void)
         cmocka_unit_test_teardown(test_digest_strided, unset_launch_env),
         cmocka_unit_test_teardown(test_streams, unset_launch_env),
         cmocka_unit_test_teardown(test_graph, unset_launch_env),   cmocka_unit_test(test_store),
-        cmocka_unit_test(test_paths),       cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
+        cmocka_unit_test(test_paths),       cmocka_unit_test_teardown(test_jeng_smem, unset_launch_env),
+        cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };
     return cmocka_run_group_tests_name("gpu_eri_brush", tests, NULL, NULL);
