@@ -92,7 +92,6 @@ static void water_free(water *c)
     eri_molecule_free(&c->mol);
 }
 
-/* prepare, run twice, download, release; out is M (digest) or the store array */
 /* A batch over c's shells and worklist w, into out (M in digest mode, else the store). */
 static void batch_init(eri_batch *b, water *c, const eri_worklist *w, int mode, double *out)
 {
@@ -103,6 +102,7 @@ static void batch_init(eri_batch *b, water *c, const eri_worklist *w, int mode, 
     else b->store = out;
 }
 
+/* prepare, run twice, download, release; out is M (digest) or the store array */
 static void run_ops(const eri_ops *ops, water *c, const eri_worklist *w, int mode, double *out)
 {
     eri_batch b;
@@ -112,6 +112,23 @@ static void run_ops(const eri_ops *ops, water *c, const eri_worklist *w, int mod
     assert_int_equal(ops->run(&b), SB_OK);
     assert_int_equal(ops->download(&b), SB_OK);
     ops->release(&b);
+}
+
+/* M of c's worklist on the GPU with the launch knob var = val. */
+static void digest_with(const char *var, const char *val, water *c, double *M)
+{
+    setenv(var, val, 1);
+    run_ops(CUDA_OPS, c, &c->w, ERI_MODE_DIGEST, M);
+}
+
+/* The launch knob var = val refused at prepare. */
+static void refused_with(const char *var, const char *val, water *c, double *M)
+{
+    setenv(var, val, 1);
+    eri_batch b;
+    batch_init(&b, c, &c->w, ERI_MODE_DIGEST, M);
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
+    CUDA_OPS->release(&b);
 }
 
 static void check_digest(int pure)
@@ -171,18 +188,12 @@ static void test_streams(void **state)
     water_build(&c, 1);
     double *M1 = malloc(sizeof(double) * c.nbf2), *M16 = malloc(sizeof(double) * c.nbf2);
     assert_true(M1 && M16);
-    setenv("SB_ERI_STREAMS", "1", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M1);
-    setenv("SB_ERI_STREAMS", "64", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M16);
+    digest_with("SB_ERI_STREAMS", "1", &c, M1);
+    digest_with("SB_ERI_STREAMS", "64", &c, M16);
     const double scale = max_abs(M1, c.nbf2), d = max_diff(M1, M16, c.nbf2);
     print_message("1 vs 64 streams, %d segments: max |dM| %.2e (%.1e rel)\n", c.w.nseg, d, d / scale);
     assert_true(scale > 1.0 && d <= 1e-13 * scale);
-    setenv("SB_ERI_STREAMS", "0", 1);
-    eri_batch b;
-    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M1);
-    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
-    CUDA_OPS->release(&b);
+    refused_with("SB_ERI_STREAMS", "0", &c, M1);
     free(M1), free(M16);
     water_free(&c);
 }
@@ -200,10 +211,8 @@ static void test_graph(void **state)
     double *M0 = malloc(sizeof(double) * c.nbf2), *M1 = malloc(sizeof(double) * c.nbf2),
            *Mr = malloc(sizeof(double) * c.nbf2);
     assert_true(M0 && M1 && Mr);
-    setenv("SB_ERI_GRAPH", "0", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M0);
-    setenv("SB_ERI_GRAPH", "1", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M1);
+    digest_with("SB_ERI_GRAPH", "0", &c, M0);
+    digest_with("SB_ERI_GRAPH", "1", &c, M1);
     const double scale = max_abs(M0, c.nbf2), d = max_diff(M0, M1, c.nbf2);
     print_message("graph vs streams, %d segments: max |dM| %.2e (%.1e rel)\n", c.w.nseg, d, d / scale);
     assert_true(scale > 1.0 && d <= 1e-13 * scale);
@@ -225,10 +234,7 @@ static void test_graph(void **state)
     const double dr = max_diff(M1, Mr, c.nbf2);
     print_message("paths changed between runs (%d segments): max |dM| against the reference %.2e\n", changed, dr);
     assert_true(dr <= 1e-11 * scale);
-    setenv("SB_ERI_GRAPH", "2", 1);
-    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, M1);
-    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
-    CUDA_OPS->release(&b);
+    refused_with("SB_ERI_GRAPH", "2", &c, M1);
     free(M0), free(M1), free(Mr);
     water_free(&c);
 }
@@ -323,20 +329,14 @@ static void test_jeng_smem(void **state)
     double *Ms = malloc(sizeof(double) * c.nbf2), *Mg = malloc(sizeof(double) * c.nbf2),
            *Mr = malloc(sizeof(double) * c.nbf2);
     assert_true(Ms && Mg && Mr);
-    setenv("SB_ERI_JE_SMEM", "5", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Ms);
-    setenv("SB_ERI_JE_SMEM", "0", 1);
-    run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Mg);
+    digest_with("SB_ERI_JE_SMEM", "5", &c, Ms);
+    digest_with("SB_ERI_JE_SMEM", "0", &c, Mg);
     run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
     const double scale = max_abs(Mr, c.nbf2), d = max_diff(Ms, Mg, c.nbf2), ds = max_diff(Ms, Mr, c.nbf2);
     print_message("J engine, %d of %d segments with L >= 5: shared-memory vs register kernels max |dM| %.2e (%.1e "
                   "rel), against the reference %.2e\n", high, c.w.nseg, d, d / scale, ds);
     assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-11 * scale);
-    setenv("SB_ERI_JE_SMEM", "9", 1);
-    eri_batch b;
-    batch_init(&b, &c, &c.w, ERI_MODE_DIGEST, Ms);
-    assert_int_equal(CUDA_OPS->prepare(&b), SB_EXIT_USAGE);
-    CUDA_OPS->release(&b);
+    refused_with("SB_ERI_JE_SMEM", "9", &c, Ms);
     free(Ms), free(Mg), free(Mr);
     water_free(&c);
 }

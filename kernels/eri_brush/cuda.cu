@@ -427,20 +427,28 @@ struct cu_state {
     cudaGraphExec_t gexec;
     unsigned long long gsig;
     int je;                           /* some segment runs the J engine (digest, path=jeng) */
-    int je_bps[ERI_NCLASS];           /* J-engine kernels' blocks per SM, 0: uncapped; SB_ERI_JENG_BPS */
-    int je_bps_set[ERI_NCLASS];       /* the class's cap came from SB_ERI_JENG_BPS */
+    int je_bps[ERI_NCLASS];           /* SB_ERI_JENG_BPS: J-engine blocks per SM, 0: uncapped, -1: je_launch_shape's default */
     int je_smem_lmin;                 /* R in shared memory from this L on, 0: never; SB_ERI_JE_SMEM */
     long nje;                         /* Hermite values over all primitive pairs */
     je_pair *jp;
     double *H, *G, *T;
 };
 
-/* Blocks per SM of a J-engine launch, 0: uncapped. The shared-memory kernels are held to what
- * fits by their shared memory, so they take only SB_ERI_JENG_BPS's cap. */
-int je_cap(const cu_state *st, int cls)
+/* A J-engine launch of n quartets of class e: kernel, block, and the grid under its blocks-per-SM
+ * cap (0: uncapped). SB_ERI_JENG_BPS sets the cap; else the register kernels take
+ * je_class_bps, and the shared-memory kernels none (their shared memory bounds what fits). */
+struct je_shape {
+    je_launch k;
+    long grid;
+    int cap;
+};
+je_shape je_launch_shape(const cu_state *st, int cls, const class_entry &e, long n)
 {
-    if (!st->je_bps_set[cls] && je_kernel(cls, st->je_smem_lmin).block == ERI_JE_SMEM_NT) return 0;
-    return st->je_bps[cls];
+    je_shape sh{je_kernel(cls, st->je_smem_lmin), 0, st->je_bps[cls]};
+    if (sh.cap < 0) sh.cap = sh.k.smem ? 0 : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
+    sh.grid = (n + sh.k.block - 1) / sh.k.block; /* the kernel walks its quartets with a grid stride */
+    if (sh.cap > 0 && sh.grid > (long)sh.cap * st->sms) sh.grid = (long)sh.cap * st->sms;
+    return sh;
 }
 
 /* "cls:a[:b],..." into v[cls][0] = a, v[cls][1] = b (or a): 0, or -1 for an entry that is
@@ -477,7 +485,7 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * makes each thread walk several quartets; SB_ERI_SEGTIMES: print each class's time;
  * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_run);
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
- * unlisted classes keep je_class_bps); SB_ERI_JE_SMEM=L: the J engine's shared-memory
+ * unlisted classes keep je_launch_shape's default); SB_ERI_JE_SMEM=L: the J engine's shared-memory
  * kernels from L = la+lb+lc+ld on (5..8; 0: none). */
 int launch_config(cu_state *st)
 {
@@ -539,11 +547,7 @@ int launch_config(cu_state *st)
                  ejb, ERI_NCLASS - 1);
         return SB_EXIT_USAGE;
     }
-    for (int c = 0; c < ERI_NCLASS; c++) {
-        const class_entry e = class_table(c);
-        st->je_bps[c] = jb[c][0] >= 0 ? jb[c][0] : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
-        st->je_bps_set[c] = jb[c][0] >= 0;
-    }
+    for (int c = 0; c < ERI_NCLASS; c++) st->je_bps[c] = jb[c][0];
     const char *esm = getenv("SB_ERI_JE_SMEM");
     const long sml = esm ? strtol(esm, &end, 10) : ERI_JE_SMEM_LMIN;
     if (esm && (end == esm || *end || (sml != 0 && (sml < 5 || sml > 8)))) {
@@ -939,13 +943,10 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
             je_args ja = {st->q, s->q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
                           st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G,
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
-            const je_launch jl = je_kernel(s->cls, st->je_smem_lmin);
-            const int cap = je_cap(st, s->cls);
-            long grid = (n + jl.block - 1) / jl.block; /* the kernel walks its quartets with a grid stride */
-            if (cap > 0 && grid > (long)cap * st->sms) grid = (long)cap * st->sms;
-            const int si = seg_stream(st, cap, grid, &next);
+            const je_shape sh = je_launch_shape(st, s->cls, e, n);
+            const int si = seg_stream(st, sh.cap, sh.grid, &next);
             used |= 1ull << si;
-            jl.fn<<<(unsigned)grid, jl.block, 0, st->ss[si]>>>(ja);
+            sh.k.fn<<<(unsigned)sh.grid, sh.k.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
         } else if (n > 0) {
             a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
@@ -1080,16 +1081,12 @@ int cu_launches(eri_batch *b, void *arr, int max)
             if (!most || !e.block) continue;
             char name[64];
             if (path == ERI_PATH_JENG) {
-                const je_launch jl = je_kernel(cls, st->je_smem_lmin);
-                const int cap = je_cap(st, cls);
-                long grid = (most + jl.block - 1) / jl.block;
-                if (cap > 0 && grid > (long)cap * st->sms) grid = (long)cap * st->sms;
-                snprintf(name, sizeof name, "eri_jeng%s (%c%c|%c%c)", jl.block == ERI_JE_SMEM_NT ? " smem" : "", L[l],
-                         L[l], L[l], L[l]);
-                if (sb_cuda_occupancy((const void *)jl.fn, name, jl.block, 0, (int)grid, out + n)) return -1;
-                if (cap > 0 && out[n].blocks_per_sm > cap) {
-                    out[n].occupancy *= (double)cap / out[n].blocks_per_sm;
-                    out[n].blocks_per_sm = cap;
+                const je_shape sh = je_launch_shape(st, cls, e, most);
+                snprintf(name, sizeof name, "eri_jeng%s (%c%c|%c%c)", sh.k.smem ? " smem" : "", L[l], L[l], L[l], L[l]);
+                if (sb_cuda_occupancy((const void *)sh.k.fn, name, sh.k.block, 0, (int)sh.grid, out + n)) return -1;
+                if (sh.cap > 0 && out[n].blocks_per_sm > sh.cap) {
+                    out[n].occupancy *= (double)sh.cap / out[n].blocks_per_sm;
+                    out[n].blocks_per_sm = sh.cap;
                 }
                 n++;
                 continue;

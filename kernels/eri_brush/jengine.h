@@ -197,12 +197,10 @@ ERI_JE_FN void eri_je_R(int L, double *F, double a2, double X, double Y, double 
  * R entries rs apart: one of eri_je_contract's two products, R_w by R_w, so that each entry is
  * read once and only the in and acc vectors need registers. For the CUDA kernel whose R is in
  * shared memory; the caller passes the signs (-1)^|u| and the factors. */
-#ifndef ERI_JE_SWEEP_LOAD
 #ifdef __CUDACC__ /* a real load: nvcc would otherwise forward eri_je_R's stores and keep R in registers */
 #define ERI_JE_SWEEP_LOAD(p) (*(const volatile double *)(p))
 #else
 #define ERI_JE_SWEEP_LOAD(p) (*(p))
-#endif
 #endif
 ERI_JE_FN void eri_je_sweep(int lin, int lout, const double *R, int rs, const double *in, double *acc)
 {

@@ -255,20 +255,21 @@ je_kernel_t je_kernel_smem(int lab, int lcd)
 struct je_launch {
     je_kernel_t fn;
     int block;
+    bool smem; /* je_quartet_kernel_smem */
 };
 je_launch je_kernel(int cls, int smem_lmin)
 {
     const eri_class_info *c = eri_class(cls);
-    if (!c) return je_launch{nullptr, 0};
+    if (!c) return je_launch{nullptr, 0, false};
     const int lab = c->la + c->lb, lcd = c->lc + c->ld;
     if (smem_lmin > 0 && lab + lcd >= smem_lmin && eri_class_has_code(cls))
-        if (je_kernel_t f = je_kernel_smem(lab, lcd)) return je_launch{f, ERI_JE_SMEM_NT};
+        if (je_kernel_t f = je_kernel_smem(lab, lcd)) return je_launch{f, ERI_JE_SMEM_NT, true};
     switch (cls) {
 #define ERI_JE_CASE(c, la, lb, lc, ld) \
-    case c: return je_launch{je_kernel_of<la, lb, lc, ld>(), class_block(la, lb, lc, ld)};
+    case c: return je_launch{je_kernel_of<la, lb, lc, ld>(), class_block(la, lb, lc, ld), false};
         ERI_GEN_CLASSES(ERI_JE_CASE)
 #undef ERI_JE_CASE
-    default: return je_launch{je_kernel_f(lab, lcd), je_block_f}; /* no generated code: an f shell */
+    default: return je_launch{je_kernel_f(lab, lcd), je_block_f, false}; /* no generated code: an f shell */
     }
 }
 
