@@ -248,6 +248,7 @@ static int unset_launch_env(void **state)
     unsetenv("SB_ERI_STREAMS");
     unsetenv("SB_ERI_GRAPH");
     unsetenv("SB_ERI_JE_SMEM");
+    unsetenv("SB_ERI_JE_TEAM");
     return 0;
 }
 
@@ -338,6 +339,47 @@ static void test_jeng_smem(void **state)
     assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-11 * scale);
     refused_with("SB_ERI_JE_SMEM", "9", &c, Ms);
     free(Ms), free(Mg), free(Mr);
+    water_free(&c);
+}
+
+/* Two lanes a quartet (SB_ERI_JE_TEAM=1, the default) against one (0) for (dp|dp) and (dd|dd),
+ * the J engine on every segment of water/cc-pVTZ: its four d shells give (dd|dd) quartets of
+ * two pairs, its contracted p shells (dp|dp) quartets of several primitive pairs, so both the
+ * bra's adds once per bra primitive and the ket's per primitive quartet run. Once more with one
+ * block per launch (SB_ERI_GRID_MAX=1), so that each lane walks many quartets and the last ones
+ * leave lanes idle; then against the reference. A value other than 0 or 1 is refused. */
+static void test_jeng_team(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_basis(&c, 1, "cc-pvtz");
+    int team = 0;
+    for (int k = 0; k < c.w.nseg; k++) {
+        c.w.seg[k].path = ERI_PATH_JENG;
+        const eri_class_info *ci = eri_class(c.w.seg[k].cls);
+        const int lab = ci->la + ci->lb, lcd = ci->lc + ci->ld;
+        team += eri_class_has_code(c.w.seg[k].cls) && lab == lcd && (lab == 3 || lab == 4);
+    }
+    assert_true(team > 0);
+    double *Mt = malloc(sizeof(double) * c.nbf2), *Ms = malloc(sizeof(double) * c.nbf2),
+           *Mg = malloc(sizeof(double) * c.nbf2), *Mr = malloc(sizeof(double) * c.nbf2);
+    assert_true(Mt && Ms && Mg && Mr);
+    setenv("SB_ERI_JE_SMEM", "5", 1);
+    digest_with("SB_ERI_JE_TEAM", "1", &c, Mt);
+    digest_with("SB_ERI_JE_TEAM", "0", &c, Ms);
+    setenv("SB_ERI_GRID_MAX", "1", 1);
+    digest_with("SB_ERI_JE_TEAM", "1", &c, Mg);
+    unsetenv("SB_ERI_GRID_MAX");
+    run_ops(&eri_ops_reference, &c, &c.w, ERI_MODE_DIGEST, Mr);
+    const double scale = max_abs(Mr, c.nbf2), d = max_diff(Mt, Ms, c.nbf2), dg = max_diff(Mg, Mt, c.nbf2),
+                 dr = max_diff(Mt, Mr, c.nbf2);
+    print_message("J engine, %d of %d segments two lanes a quartet: against one lane max |dM| %.2e (%.1e rel), one "
+                  "block %.2e, against the reference %.2e\n",
+                  team, c.w.nseg, d, d / scale, dg, dr);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale && dg <= 1e-13 * scale && dr <= 1e-11 * scale);
+    refused_with("SB_ERI_JE_TEAM", "2", &c, Mt);
+    free(Mt), free(Ms), free(Mg), free(Mr);
     water_free(&c);
 }
 
@@ -470,6 +512,7 @@ int main(void)
         cmocka_unit_test_teardown(test_streams, unset_launch_env),
         cmocka_unit_test_teardown(test_graph, unset_launch_env),   cmocka_unit_test(test_store),
         cmocka_unit_test(test_paths),       cmocka_unit_test_teardown(test_jeng_smem, unset_launch_env),
+        cmocka_unit_test_teardown(test_jeng_team, unset_launch_env),
         cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

@@ -429,6 +429,7 @@ struct cu_state {
     int je;                           /* some segment runs the J engine (digest, path=jeng) */
     int je_bps[ERI_NCLASS];           /* SB_ERI_JENG_BPS: J-engine blocks per SM, 0: uncapped, -1: je_launch_shape's default */
     int je_smem_lmin;                 /* R in shared memory from this L on, 0: never; SB_ERI_JE_SMEM */
+    bool je_team;                     /* two lanes a quartet where la+lb = lc+ld; SB_ERI_JE_TEAM */
     long nje;                         /* Hermite values over all primitive pairs */
     je_pair *jp;
     double *H, *G, *T;
@@ -444,9 +445,9 @@ struct je_shape {
 };
 je_shape je_launch_shape(const cu_state *st, int cls, const class_entry &e, long n)
 {
-    je_shape sh{je_kernel(cls, st->je_smem_lmin), 0, st->je_bps[cls]};
+    je_shape sh{je_kernel(cls, st->je_smem_lmin, st->je_team), 0, st->je_bps[cls]};
     if (sh.cap < 0) sh.cap = sh.k.smem ? 0 : je_class_bps(e.l[0], e.l[1], e.l[2], e.l[3]);
-    sh.grid = (n + sh.k.block - 1) / sh.k.block; /* the kernel walks its quartets with a grid stride */
+    sh.grid = (n + sh.k.nq - 1) / sh.k.nq; /* the kernel walks its quartets with a grid stride */
     if (sh.cap > 0 && sh.grid > (long)sh.cap * st->sms) sh.grid = (long)sh.cap * st->sms;
     return sh;
 }
@@ -486,7 +487,8 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * SB_ERI_STREAMS=n: streams a class's segments fan out over (cu_run);
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
  * unlisted classes keep je_launch_shape's default); SB_ERI_JE_SMEM=L: the J engine's shared-memory
- * kernels from L = la+lb+lc+ld on (5..8; 0: none). */
+ * kernels from L = la+lb+lc+ld on (5..8; 0: none); SB_ERI_JE_TEAM=0: one lane a quartet in those
+ * kernels also where la+lb = lc+ld (je_quartet_kernel_team, the default, takes two). */
 int launch_config(cu_state *st)
 {
     int dev = 0;
@@ -557,6 +559,14 @@ int launch_config(cu_state *st)
         return SB_EXIT_USAGE;
     }
     st->je_smem_lmin = (int)sml;
+    const char *et = getenv("SB_ERI_JE_TEAM");
+    if (et && strcmp(et, "0") && strcmp(et, "1")) {
+        sb_error("eri_brush cuda: SB_ERI_JE_TEAM='%s': expected 1 (two lanes a quartet for the shared-memory classes "
+                 "with la+lb = lc+ld) or 0 (one)",
+                 et);
+        return SB_EXIT_USAGE;
+    }
+    st->je_team = !et || !strcmp(et, "1");
     st->segtimes = getenv("SB_ERI_SEGTIMES") != NULL;
     const char *eg = getenv("SB_ERI_GRAPH");
     if (eg && strcmp(eg, "0") && strcmp(eg, "1")) {
@@ -1082,7 +1092,7 @@ int cu_launches(eri_batch *b, void *arr, int max)
             char name[64];
             if (path == ERI_PATH_JENG) {
                 const je_shape sh = je_launch_shape(st, cls, e, most);
-                snprintf(name, sizeof name, "eri_jeng%s (%c%c|%c%c)", sh.k.smem ? " smem" : "", L[l], L[l], L[l], L[l]);
+                snprintf(name, sizeof name, "eri_jeng%s (%c%c|%c%c)", sh.k.nq < sh.k.block ? " team" : sh.k.smem ? " smem" : "", L[l], L[l], L[l], L[l]);
                 if (sb_cuda_occupancy((const void *)sh.k.fn, name, sh.k.block, 0, (int)sh.grid, out + n)) return -1;
                 if (sh.cap > 0 && out[n].blocks_per_sm > sh.cap) {
                     out[n].occupancy *= (double)sh.cap / out[n].blocks_per_sm;

@@ -168,6 +168,171 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
     }
 }
 
+/* Two lanes per quartet for the classes with la+lb = lc+ld = LH ((dp|dp), (dd|dd)): a block of
+ * 32 lanes runs ERI_JE_TEAM_NQ quartets. Lane q of the first half-warp forms the bra's product
+ * (W), lane q + 16 the ket's (V), over one R in shared memory that the two build together
+ * (je_R_team). With LAB = LCD the two products are the same sweep with other vectors, so the
+ * lanes run one instruction stream; and R costs each lane half of what it costs in
+ * je_quartet_kernel_smem, so twice the warps fit: (dd|dd) there is 5 warps per SM, limited by
+ * shared memory. */
+#define ERI_JE_TEAM_NQ 16
+#ifndef ERI_JE_TEAM_MINB
+#define ERI_JE_TEAM_MINB 1
+#endif
+
+/* R of a team's quartet, entries ERI_JE_TEAM_NQ apart; role: 0 or 1, the lane's half-warp.
+ * eri_je_R's recurrences, grouped so that the pair can share them: the z line (t = u = 0) and
+ * the t = 0 plane in registers, by both lanes, which store the plane's values
+ * R^{(m)}_{0uv} in the slots of R_{muv}; then each t column (u, v) on its own, in place: the
+ * lanes take the columns of one order u + v from either end (the middle one the first lane). The
+ * same formulas from the same values as eri_je_R, so the same R. */
+template <int L>
+__device__ __forceinline__ void je_R_team(double *F, double a2, double X, double Y, double Z, double *R, int role,
+                                          unsigned live)
+{
+    constexpr int rs = ERI_JE_TEAM_NQ;
+    double pw = 1.0, z2[L + 1], z1[L + 1]; /* the z line's rows v-2 and v-1: R^{(m)}_{00v} */
+#pragma unroll
+    for (int v = 0; v <= L; v++) {
+        double yy[L + 1][L + 1]; /* yy[u][m] = R^{(m)}_{0uv}; row v of the z line first */
+#pragma unroll
+        for (int m = 0; m <= L - v; m++) {
+            if (v == 0) {
+                yy[0][m] = F[m] * pw;
+                pw *= a2;
+            } else {
+                yy[0][m] = Z * z1[m + 1] + (v > 1 ? (v - 1) * z2[m + 1] : 0.0);
+            }
+        }
+#pragma unroll
+        for (int u = 1; u <= L - v; u++)
+#pragma unroll
+            for (int m = 0; m <= L - v - u; m++)
+                yy[u][m] = Y * yy[u - 1][m + 1] + (u > 1 ? (u - 1) * yy[u - 2][m + 1] : 0.0);
+#pragma unroll
+        for (int u = 0; u <= L - v; u++)
+#pragma unroll
+            for (int m = 0; m <= L - v - u; m++) ERI_JE_RAT(R, rs, m, u, v) = yy[u][m];
+#pragma unroll
+        for (int m = 0; m <= L - v; m++) z2[m] = z1[m], z1[m] = yy[0][m];
+    }
+    __syncwarp(live); /* the plane stored by both lanes before either overwrites a column */
+#pragma unroll
+    for (int s = 0; s <= L; s++) {
+        const int T = L - s;
+#pragma unroll
+        for (int p = 0; 2 * p <= s; p++) {
+            if (role && 2 * p == s) continue;
+            const int v = role ? p : s - p; /* the column (s - v, v) */
+            double b[L + 1], c[L + 1];
+#pragma unroll
+            for (int m = 0; m <= T; m++) b[m] = R[rs * (eri_herm_idx(m, s, 0) + v)];
+            c[0] = b[T];
+#pragma unroll
+            for (int n = T - 1; n >= 0; n--) {
+#pragma unroll
+                for (int k = T - n; k >= 1; k--) c[k] = X * c[k - 1] + (k > 1 ? (k - 1) * c[k - 2] : 0.0);
+                c[0] = b[n];
+            }
+#pragma unroll
+            for (int t = 1; t <= T; t++) R[rs * (eri_herm_idx(t, s, 0) + v)] = c[t];
+        }
+    }
+    __syncwarp(live); /* every column done before the sweeps read them */
+}
+
+/* The adds of a team warp through shared memory (sh: the warp's spent R). Each lane stores its
+ * NH values times fe (even orders) or fo (odd), a row of NHP doubles (odd, so that the rows'
+ * stores hit 16 banks). The ket's rows (lanes 16-31, a ket each) then go out flattened, 32
+ * consecutive values per atomic instruction instead of 16 scattered rows; the bra's rows (lanes
+ * 0-15, where consecutive quartets share the bra) are summed over each run of lanes with the
+ * same G and added once. G null: nothing to add. */
+template <int NH>
+__device__ __forceinline__ void je_add_team(double *sh, const double *acc, double fe, double fo, double *G,
+                                            unsigned live)
+{
+    constexpr int NHP = NH | 1;
+    const int lane = threadIdx.x & 31, rank = __popc(live & ((1u << lane) - 1)), nlive = __popc(live);
+    long *const gs = reinterpret_cast<long *>(sh + 32 * NHP); /* each lane's G */
+    __syncwarp(live); /* every lane done with R */
+#pragma unroll
+    for (int k = 0; k < NH; k++) sh[lane * NHP + k] = ((je_herm_order(k) & 1) ? fo : fe) * acc[k];
+    gs[lane] = reinterpret_cast<long>(G);
+    __syncwarp(live);
+    /* the work is dealt to the live lanes only: the last quartets of a launch leave lanes idle */
+    for (int idx = rank; idx < 16 * NH; idx += nlive) {
+        const int r = idx / NH, c = idx - r * NH;
+        double *g = reinterpret_cast<double *>(gs[16 + r]);
+        if (g && (live >> (16 + r) & 1)) atomicAdd(g + c, sh[(16 + r) * NHP + c]);
+    }
+    const long key = reinterpret_cast<long>(G);
+    const long up = __shfl_up_sync(live, key, 1), down = __shfl_down_sync(live, key, 1);
+    const bool bra = lane < 16 && key;
+    const unsigned heads = __ballot_sync(live, bra && (lane == 0 || !(live >> (lane - 1) & 1) || up != key)),
+                   tails = __ballot_sync(live, bra && (lane == 15 || !(live >> (lane + 1) & 1) || down != key));
+    for (unsigned h = heads; h; h &= h - 1) { /* the run [b, e] */
+        const int b = __ffs(h) - 1, e = __ffs(tails & (0xffffffffu << b)) - 1;
+        double *g = reinterpret_cast<double *>(gs[b]);
+        for (int k = rank; k < NH; k += nlive) {
+            double sum = 0.0;
+            for (int l = b; l <= e; l++) sum += sh[l * NHP + k];
+            atomicAdd(g + k, sum);
+        }
+    }
+    __syncwarp(live); /* the sums done before the next R */
+}
+
+template <int LH>
+__global__ void __launch_bounds__(32, ERI_JE_TEAM_MINB) je_quartet_kernel_team(const je_args a)
+{
+    constexpr int L = 2 * LH, NH = ERI_NHERM(LH), NQ = ERI_JE_TEAM_NQ;
+    static_assert(2 * NQ == 32 && 32 * ((NH | 1) + 1) <= NQ * ERI_NHERM(L), "je_add_team reuses the warp's R");
+    __shared__ double Rs[ERI_NHERM(L) * NQ];
+    const int role = threadIdx.x >> 4; /* 0: the bra's product, 1: the ket's */
+    double *R = Rs + (threadIdx.x & (NQ - 1));
+    const long stride = (long)gridDim.x * NQ;
+    for (long t = (long)blockIdx.x * NQ + (threadIdx.x & (NQ - 1)); t < a.n; t += stride) {
+        const unsigned live = __activemask();
+        const je_quartet_at x(a, t);
+        for (int i = 0; i < a.nb; i++) {
+            const prim_view bp = ERI_PRIM_AT(x.bra, i);
+            const double p = ERI_PF(bp, p), Kb = ERI_PF(bp, K);
+            const double Px = ERI_PV(bp, P, 0), Py = ERI_PV(bp, P, 1), Pz = ERI_PV(bp, P, 2);
+            double acc[NH]; /* W (the bra's lanes) or V */
+#pragma unroll
+            for (int k = 0; k < NH; k++) acc[k] = 0.0;
+            for (int j = 0; j < a.nk; j++) {
+                const prim_view kp = ERI_PRIM_AT(x.ket, j);
+                const double q = ERI_PF(kp, p), pq = p + q, spq = ERI_SPQ(pq), ipq = ERI_IPQ(pq, spq);
+                const double alpha = p * q * ipq, s = Kb * ERI_PF(kp, K) * spq;
+                const double X = Px - ERI_PV(kp, P, 0), Y = Py - ERI_PV(kp, P, 1), Z = Pz - ERI_PV(kp, P, 2);
+                /* the bra's lane: W_t += s sum_u R_{t+u} (-1)^|u| Hk_u; the ket's: V_u += sum_t
+                 * R_{t+u} Hb_t, added below with s (-1)^|u| */
+                const double *src = role ? x.Hb + i * NH : x.Hk + j * NH;
+                const double se = role ? 1.0 : s, so = role ? 1.0 : -s;
+                double in[NH];
+#pragma unroll
+                for (int k = 0; k < NH; k++) in[k] = ((je_herm_order(k) & 1) ? so : se) * src[k];
+                double F[L + 1];
+                eri_boys(a.boys, L, alpha * (X * X + Y * Y + Z * Z), F);
+                je_R_team<L>(F, -2.0 * alpha, X, Y, Z, R, role, live);
+                eri_je_sweep(LH, LH, R, NQ, in, acc);
+                /* the ket's lanes add per primitive quartet (a diagonal quartet, P = Q, has
+                 * no ket's potential); the bra's once per bra primitive, since their slot does
+                 * not move with j */
+                const bool last = j == a.nk - 1;
+                const double fs = x.fab * s;
+                double *G = role ? (x.other ? x.Gk + j * NH : nullptr) : (last ? x.Gb + i * NH : nullptr);
+                je_add_team<NH>(Rs, acc, role ? fs : x.fcd, role ? -fs : x.fcd, G, live);
+                if (role || last) {
+#pragma unroll
+                    for (int k = 0; k < NH; k++) acc[k] = 0.0;
+                }
+            }
+        }
+    }
+}
+
 /* With only a launch bound, ptxas gives the larger bodies 32 registers and a stack frame
  * (as for the HGP kernels, class_capped); the whole register file for L >= 5. */
 template <int LA, int LB, int LC, int LD>
@@ -249,27 +414,32 @@ je_kernel_t je_kernel_smem(int lab, int lcd)
 }
 
 /* A class's J-engine kernel and its block: for the s, p, d classes the shared-memory one from
- * L = smem_lmin on (0: never), else the register kernels above. The classes with an f shell
- * keep theirs: with the shared-memory kernels benzene/cc-pVTZ took 28.9-34.8 ms instead of
- * 24.9, vitamin C/cc-pVTZ 82-91 instead of 72.8 (results/h100/eri_smem/). */
+ * L = smem_lmin on (0: never), two lanes a quartet where la+lb = lc+ld (team), else the register
+ * kernels above. The classes with an f shell keep theirs: with the shared-memory kernels
+ * benzene/cc-pVTZ took 28.9-34.8 ms instead of 24.9, vitamin C/cc-pVTZ 82-91 instead of 72.8
+ * (results/h100/eri_smem/). */
 struct je_launch {
     je_kernel_t fn;
     int block;
-    bool smem; /* je_quartet_kernel_smem */
+    int nq;    /* quartets a block runs at a time: block, or ERI_JE_TEAM_NQ */
+    bool smem; /* R in shared memory (je_quartet_kernel_smem or _team) */
 };
-je_launch je_kernel(int cls, int smem_lmin)
+je_launch je_kernel(int cls, int smem_lmin, bool team)
 {
     const eri_class_info *c = eri_class(cls);
-    if (!c) return je_launch{nullptr, 0, false};
+    if (!c) return je_launch{nullptr, 0, 0, false};
     const int lab = c->la + c->lb, lcd = c->lc + c->ld;
-    if (smem_lmin > 0 && lab + lcd >= smem_lmin && eri_class_has_code(cls))
-        if (je_kernel_t f = je_kernel_smem(lab, lcd)) return je_launch{f, ERI_JE_SMEM_NT, true};
+    if (smem_lmin > 0 && lab + lcd >= smem_lmin && eri_class_has_code(cls)) {
+        if (team && lab == lcd && (lab == 3 || lab == 4))
+            return je_launch{lab == 3 ? je_quartet_kernel_team<3> : je_quartet_kernel_team<4>, 32, ERI_JE_TEAM_NQ, true};
+        if (je_kernel_t f = je_kernel_smem(lab, lcd)) return je_launch{f, ERI_JE_SMEM_NT, ERI_JE_SMEM_NT, true};
+    }
     switch (cls) {
 #define ERI_JE_CASE(c, la, lb, lc, ld) \
-    case c: return je_launch{je_kernel_of<la, lb, lc, ld>(), class_block(la, lb, lc, ld), false};
+    case c: return je_launch{je_kernel_of<la, lb, lc, ld>(), class_block(la, lb, lc, ld), class_block(la, lb, lc, ld), false};
         ERI_GEN_CLASSES(ERI_JE_CASE)
 #undef ERI_JE_CASE
-    default: return je_launch{je_kernel_f(lab, lcd), je_block_f, false}; /* no generated code: an f shell */
+    default: return je_launch{je_kernel_f(lab, lcd), je_block_f, je_block_f, false}; /* no generated code: an f shell */
     }
 }
 
