@@ -176,9 +176,6 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
  * je_quartet_kernel_smem, so twice the warps fit: (dd|dd) there is 5 warps per SM, limited by
  * shared memory. */
 #define ERI_JE_TEAM_NQ 16
-#ifndef ERI_JE_TEAM_MINB
-#define ERI_JE_TEAM_MINB 1
-#endif
 
 /* R of a team's quartet, entries ERI_JE_TEAM_NQ apart; role: 0 or 1, the lane's half-warp.
  * eri_je_R's recurrences, grouped so that the pair can share them: the z line (t = u = 0) and
@@ -282,8 +279,11 @@ __device__ __forceinline__ void je_add_team(double *sh, const double *acc, doubl
     __syncwarp(live); /* the sums done before the next R */
 }
 
+/* (dd|dd): 254 registers, 8 warps per SM (shared memory would allow 9). Asking for 9 blocks per
+ * SM (__launch_bounds__(32, 9)) made ptxas spill (168 registers, 672 B): 0.20 ms against 0.18
+ * for the same version without (results/h100/eri_team/, call 2). */
 template <int LH>
-__global__ void __launch_bounds__(32, ERI_JE_TEAM_MINB) je_quartet_kernel_team(const je_args a)
+__global__ void __launch_bounds__(32) je_quartet_kernel_team(const je_args a)
 {
     constexpr int L = 2 * LH, NH = ERI_NHERM(LH), NQ = ERI_JE_TEAM_NQ;
     static_assert(2 * NQ == 32 && 32 * ((NH | 1) + 1) <= NQ * ERI_NHERM(L), "je_add_team reuses the warp's R");
