@@ -256,19 +256,15 @@ __device__ __forceinline__ void je_add_team(double *sh, const double *acc, doubl
     for (int k = 0; k < NH; k++) sh[lane * NHP + k] = ((je_herm_order(k) & 1) ? fo : fe) * acc[k];
     gs[lane] = reinterpret_cast<long>(G);
     __syncwarp(live);
+    const warp_runs runs = warp_runs_of(lane < 16 ? reinterpret_cast<long>(G) : 0); /* the bra's lanes */
     /* the work is dealt to the live lanes only: the last quartets of a launch leave lanes idle */
     for (int idx = rank; idx < 16 * NH; idx += nlive) {
         const int r = idx / NH, c = idx - r * NH;
         double *g = reinterpret_cast<double *>(gs[16 + r]);
         if (g && (live >> (16 + r) & 1)) atomicAdd(g + c, sh[(16 + r) * NHP + c]);
     }
-    const long key = reinterpret_cast<long>(G);
-    const long up = __shfl_up_sync(live, key, 1), down = __shfl_down_sync(live, key, 1);
-    const bool bra = lane < 16 && key;
-    const unsigned heads = __ballot_sync(live, bra && (lane == 0 || !(live >> (lane - 1) & 1) || up != key)),
-                   tails = __ballot_sync(live, bra && (lane == 15 || !(live >> (lane + 1) & 1) || down != key));
-    for (unsigned h = heads; h; h &= h - 1) { /* the run [b, e] */
-        const int b = __ffs(h) - 1, e = __ffs(tails & (0xffffffffu << b)) - 1;
+    for (unsigned h = __ballot_sync(live, runs.head && lane < 16 && G); h; h &= h - 1) { /* the run [b, e] */
+        const int b = __ffs(h) - 1, e = __shfl_sync(live, runs.end, b);
         double *g = reinterpret_cast<double *>(gs[b]);
         for (int k = rank; k < NH; k += nlive) {
             double sum = 0.0;
