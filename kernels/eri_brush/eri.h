@@ -141,12 +141,14 @@ typedef struct {
                       pp0+npp_full) holds them all, largest Schwarz factor first */
     double AB[3];  /* A - B */
     double schwarz; /* sqrt(max |(ab|ab)|) over the pair's functions */
+    int nmem;       /* 0; in a family pair (eri_families) its member count */
 } eri_pair;
 
 typedef struct {
     long npair, nprim;
     eri_pair *pair;
     eri_prim *prim;
+    int *ij; /* per primitive pair: i * nprim(b) + j, its primitives in shells a and b */
 } eri_pairs;
 
 /* A canonical shell quartet (P|Q): pair P's class >= pair Q's class, and P >= Q when the
@@ -169,6 +171,7 @@ typedef struct {
 
 typedef struct {
     long nq;
+    double screen;    /* eri_worklist_build's threshold; -1 for an explicit list (eri_worklist_from) */
     eri_quartet *q;   /* sorted by class, then (nb, nk), then P, Q */
     int nseg;
     eri_segment *seg;
@@ -199,8 +202,32 @@ void eri_worklist_free(eri_worklist *w);
 int *eri_pair_order(const eri_pairs *ps);
 static inline int eri_pair_same_group(const eri_pair *a, const eri_pair *b)
 {
-    return a->cls == b->cls && a->npp == b->npp;
+    return a->cls == b->cls && a->npp == b->npp && a->nmem == b->nmem;
 }
+/* Primitive pairs kept of a pair whose n largest are needed, of full: rounded up to one of a
+ * few counts, so that the pairs of a class fall into few groups (pairs.c). */
+int eri_prim_bucket(int n, int full);
+
+/* ---- families of pairs that share their primitives (families.c; CUDA digest mode) ----
+ * Shells of one atom and one l on identical exponents (a generally contracted basis such as
+ * cc-pVDZ: carbon's 1s and 2s) give pairs that differ only in their coefficients. A family
+ * holds the pairs (ERI_FAM_MAXMEM at most) whose shells a and b are such shells of the same
+ * two shell sets, in pair index order; every other pair is a family of one. The family pair
+ * in ps is member 0 with: the union of its members' kept primitive pairs (rounded up by
+ * eri_prim_bucket, in member 0's order), K = member 0's, schwarz = the members' largest,
+ * nmem. A family of one is its pair unchanged. eri_worklist_build over ps with the run's
+ * screen gives every family quartet with at least one member quartet above the screen;
+ * the member quartets to digest are those above it (and, within one family, each unordered
+ * pair once). */
+#define ERI_FAM_MAXMEM 4
+typedef struct {
+    eri_pairs ps;
+    double *K;  /* ERI_FAM_MAXMEM per primitive pair of ps: each member's K, 0 past nmem */
+    int *mem;   /* ERI_FAM_MAXMEM per family: the members' indices in the source pairs, -1 past nmem */
+    int maxmem; /* largest nmem */
+} eri_families;
+int eri_families_build(const eri_basis *bs, const eri_pairs *src, eri_families *f);
+void eri_families_free(eri_families *f);
 
 /* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */
 /* D(i,j) = D(j,i) in [-1, 1) from splitmix64 of (seed, min, max), scaled by
@@ -251,6 +278,9 @@ typedef struct eri_ops {
     void (*release)(eri_batch *b);
     /* CUDA: launch configurations for the report (may be NULL) */
     int (*launches)(eri_batch *b, void *sb_launch_array, int max);
+    /* Model flops of class cls in the last run where the backend computed it otherwise than
+     * the worklist's segments say (CUDA: pair families), else < 0; may be NULL. */
+    double (*class_flops)(eri_batch *b, int cls);
 } eri_ops;
 
 extern const eri_ops eri_ops_reference, eri_ops_openmp_simd, eri_ops_cuda;

@@ -63,15 +63,30 @@ static int ek_run(sb_case *c)
     return rc || sb_mpi_size() == 1 ? rc : eri_mpi_reduce(ec);
 }
 
+/* Model flops per class of this rank's last run: the worklist's segments, or what the
+ * backend says it computed instead (CUDA's pair families share primitive work). */
+static double class_flops(eri_case *ec, double f[ERI_NCLASS])
+{
+    double total = 0;
+    for (int k = 0; k < ERI_NCLASS; k++) f[k] = 0;
+    for (int k = 0; k < ec->b.w->nseg; k++) { /* this rank's segments */
+        const eri_segment *s = &ec->b.w->seg[k];
+        f[s->cls] += (double)(s->q1 - s->q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
+    }
+    for (int k = 0; k < ERI_NCLASS; k++) {
+        const double own = ec->ops->class_flops ? ec->ops->class_flops(&ec->b, k) : -1;
+        if (own >= 0) f[k] = own;
+        total += f[k];
+    }
+    return total;
+}
+
 /* Per-class time of the last repetition and its rate from the flop model. */
 static void class_counters(eri_case *ec, sb_counters *cs)
 {
-    double t[ERI_NCLASS] = {0}, f[ERI_NCLASS] = {0};
-    for (int k = 0; k < ec->b.w->nseg; k++) { /* this rank's segments */
-        const eri_segment *s = &ec->b.w->seg[k];
-        t[s->cls] += ec->b.seg_seconds[k];
-        f[s->cls] += (double)(s->q1 - s->q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
-    }
+    double t[ERI_NCLASS] = {0}, f[ERI_NCLASS];
+    class_flops(ec, f);
+    for (int k = 0; k < ec->b.w->nseg; k++) t[ec->b.w->seg[k].cls] += ec->b.seg_seconds[k];
     for (int k = 0; k < ERI_NCLASS; k++) {
         if (t[k] <= 0) continue;
         const eri_class_info *ci = eri_class(k);
@@ -118,6 +133,10 @@ static int ek_finish(sb_case *c)
         sb_counter_set(cs, "coulomb_energy_trJD", ej, "hartree");
     }
     class_counters(ec, cs);
+    if (sb_mpi_size() == 1) { /* the flops computed, where the backend shared work (families) */
+        double f[ERI_NCLASS];
+        c->work.flops = class_flops(ec, f);
+    }
     return SB_OK;
 }
 

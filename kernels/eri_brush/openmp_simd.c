@@ -384,4 +384,5 @@ const eri_ops eri_ops_openmp_simd = {
     .download = omp_download,
     .release = omp_release,
     .launches = NULL,
+    .class_flops = NULL,
 };

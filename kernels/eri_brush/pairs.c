@@ -65,7 +65,8 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
         for (long t = 0; t <= s; t++) nprim += (long)bs->sh[s].nprim * bs->sh[t].nprim;
     ps->nprim = nprim;
     ps->prim = calloc((size_t)nprim, sizeof *ps->prim);
-    if (!ps->pair || !ps->prim) {
+    ps->ij = malloc(sizeof(int) * (size_t)(nprim ? nprim : 1));
+    if (!ps->pair || !ps->prim || !ps->ij) {
         sb_error("eri_brush: out of memory for %ld shell pairs", ps->npair);
         eri_pairs_free(ps);
         return SB_EXIT_RUNTIME;
@@ -86,6 +87,7 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
             for (int i = 0; i < A->nprim; i++)
                 for (int j = 0; j < B->nprim; j++, pp++) {
                     eri_prim *q = &ps->prim[pp];
+                    ps->ij[pp] = i * B->nprim + j;
                     double a = A->alpha[i], b = B->alpha[j], p = a + b;
                     q->p = p;
                     q->h = 0.5 / p;
@@ -139,10 +141,10 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
  * AB primitive pairs whose q sum to e_AB, and from CD e_CD, changes (ab|cd) by at most
  * e_AB S_CD + S_AB e_CD, S a pair's sum of q. Each pair drops its smallest primitive pairs
  * while e <= eps / max S, so no integral moves by more than 2 eps: a bound, not an estimate.
- * The kept count is rounded up to prim_bucket() with the next primitive pairs in order (so
+ * The kept count is rounded up to eri_prim_bucket() with the next primitive pairs in order (so
  * rounding only adds accuracy), so that pairs of a class fall into few groups: a group, and
  * so a segment, needs one count. The pair's primitives are reordered, largest q first. */
-static int prim_bucket(int n, int full)
+int eri_prim_bucket(int n, int full)
 {
     static const int b[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 576};
     int i = 0;
@@ -162,7 +164,7 @@ static void prim_screen(eri_pairs *ps, const double *q, double eps)
     if (smax <= 0) return;
     const double tau = eps / smax;
     eri_prim tmp[ERI_MAXPRIM * ERI_MAXPRIM];
-    int idx[ERI_MAXPRIM * ERI_MAXPRIM];
+    int idx[ERI_MAXPRIM * ERI_MAXPRIM], tij[ERI_MAXPRIM * ERI_MAXPRIM];
     for (long i = 0; i < ps->npair; i++) {
         eri_pair *pr = &ps->pair[i];
         const double *qp = q + pr->pp0;
@@ -176,9 +178,10 @@ static void prim_screen(eri_pairs *ps, const double *q, double eps)
         double drop = 0;
         int n = pr->npp;
         while (n > 1 && drop + qp[idx[n - 1]] <= tau) drop += qp[idx[--n]];
-        for (int k = 0; k < pr->npp_full; k++) tmp[k] = ps->prim[pr->pp0 + idx[k]];
+        for (int k = 0; k < pr->npp_full; k++) tmp[k] = ps->prim[pr->pp0 + idx[k]], tij[k] = ps->ij[pr->pp0 + idx[k]];
         memcpy(ps->prim + pr->pp0, tmp, sizeof *tmp * (size_t)pr->npp_full);
-        pr->npp = prim_bucket(n, pr->npp_full);
+        memcpy(ps->ij + pr->pp0, tij, sizeof *tij * (size_t)pr->npp_full);
+        pr->npp = eri_prim_bucket(n, pr->npp_full);
     }
 }
 
@@ -186,6 +189,7 @@ void eri_pairs_free(eri_pairs *ps)
 {
     free(ps->pair);
     free(ps->prim);
+    free(ps->ij);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -196,6 +200,7 @@ static int by_group_schwarz(const void *x, const void *y)
     const eri_pair *a = &sort_ps->pair[*(const int *)x], *b = &sort_ps->pair[*(const int *)y];
     if (a->cls != b->cls) return a->cls - b->cls;
     if (a->npp != b->npp) return a->npp - b->npp;
+    if (a->nmem != b->nmem) return a->nmem - b->nmem;
     if (a->schwarz != b->schwarz) return a->schwarz > b->schwarz ? -1 : 1;
     return *(const int *)x - *(const int *)y;
 }
@@ -256,6 +261,7 @@ static int finish_segments(const eri_basis *bs, const eri_pairs *ps, eri_worklis
 int eri_worklist_build(const eri_basis *bs, const eri_pairs *ps, double screen, eri_worklist *w)
 {
     memset(w, 0, sizeof *w);
+    w->screen = screen;
     int *order, ng;
     pgroup *g;
     if (groups_build(ps, &order, &g, &ng)) goto oom;
@@ -392,6 +398,7 @@ int eri_worklist_from(const eri_basis *bs, const eri_pairs *ps, const eri_quarte
                       eri_worklist *w)
 {
     memset(w, 0, sizeof *w);
+    w->screen = -1;
     w->q = malloc(sizeof *w->q * (size_t)(nq ? nq : 1));
     w->seg = calloc((size_t)(nq ? nq : 1), sizeof *w->seg);
     int *order = eri_pair_order(ps), *pos = malloc(sizeof(int) * (size_t)(ps->npair ? ps->npair : 1));

@@ -320,4 +320,4 @@ static int ref_download(eri_batch *bt)
 
 static void ref_release(eri_batch *bt) { (void)bt; }
 
-const eri_ops eri_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL};
+const eri_ops eri_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL, NULL};
