@@ -249,6 +249,8 @@ static int unset_launch_env(void **state)
     unsetenv("SB_ERI_GRAPH");
     unsetenv("SB_ERI_JE_SMEM");
     unsetenv("SB_ERI_JE_TEAM");
+    unsetenv("SB_ERI_FAMILY");
+    unsetenv("SB_ERI_FAM_ACC");
     return 0;
 }
 
@@ -383,6 +385,77 @@ static void test_jeng_team(void **state)
     water_free(&c);
 }
 
+/* Pair families (families.c, fam_quartet in cuda.cu): oxygen's 1s and 2s share cc-pVDZ's
+ * exponents, so one water has families of 2 and 3 pairs (and quartets within one family), 4
+ * waters families of 4 and, at screen 1e-9, family quartets of which only some member
+ * quartets pass the screen. Against one pair at a time (SB_ERI_FAMILY=0) and the reference;
+ * the run reports its own flops for the classes it ran as families, fewer than the model of
+ * the same quartets one at a time. */
+static void check_families(water *c, const char *what)
+{
+    double *Mf = malloc(sizeof(double) * c->nbf2), *M1 = malloc(sizeof(double) * c->nbf2),
+           *Mr = malloc(sizeof(double) * c->nbf2), *Ms = malloc(sizeof(double) * c->nbf2);
+    assert_true(Mf && M1 && Mr && Ms);
+    eri_batch b;
+    batch_init(&b, c, &c->w, ERI_MODE_DIGEST, Mf);
+    setenv("SB_ERI_FAMILY", "1", 1);
+    assert_int_equal(CUDA_OPS->prepare(&b), SB_OK);
+    assert_int_equal(CUDA_OPS->run(&b), SB_OK);
+    assert_int_equal(CUDA_OPS->download(&b), SB_OK);
+    double model = 0;
+    for (int k = 0; k < c->w.nseg; k++)
+        if (c->w.seg[k].cls == 0)
+            model += (double)(c->w.seg[k].q1 - c->w.seg[k].q0) *
+                     eri_quartet_flops(0, c->w.seg[k].path, c->w.seg[k].nb, c->w.seg[k].nk, 1);
+    const double fam = CUDA_OPS->class_flops(&b, 0);
+    CUDA_OPS->release(&b);
+    setenv("SB_ERI_FAM_ACC", "8", 1); /* smaller chunks: more of them per family quartet */
+    run_ops(CUDA_OPS, c, &c->w, ERI_MODE_DIGEST, Ms);
+    unsetenv("SB_ERI_FAM_ACC");
+    digest_with("SB_ERI_FAMILY", "0", c, M1);
+    run_ops(&eri_ops_reference, c, &c->w, ERI_MODE_DIGEST, Mr);
+    const double scale = max_abs(Mr, c->nbf2), d = max_diff(Mf, M1, c->nbf2), dr = max_diff(Mf, Mr, c->nbf2),
+                 ds = max_diff(Ms, M1, c->nbf2);
+    print_message("%s: families against one pair at a time max |dM| %.2e (%.1e rel), in chunks of 8 values %.2e, "
+                  "against the reference %.2e; (ss|ss) model flops %.3e as families, %.3e one at a time\n",
+                  what, d, d / scale, ds, dr, fam, model);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-13 * scale && dr <= 1e-11 * scale);
+    assert_true(fam > 0 && fam < model);
+    refused_with("SB_ERI_FAMILY", "2", c, Mf);
+    unsetenv("SB_ERI_FAMILY");
+    refused_with("SB_ERI_FAM_ACC", "0", c, Mf);
+    unsetenv("SB_ERI_FAM_ACC");
+    free(Mf), free(M1), free(Mr), free(Ms);
+}
+
+static void test_families(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    water_build(&c, 1);
+    check_families(&c, "water/cc-pvdz");
+    /* 4 waters, screen 1e-9 */
+    eri_worklist_free(&c.w);
+    eri_pairs_free(&c.ps);
+    eri_basis_free(&c.bas);
+    eri_molecule_free(&c.mol);
+    free(c.D);
+    char path[1024];
+    assert_int_equal(eri_water_cluster(4, SEED, &c.mol), 0);
+    assert_int_equal(eri_data_path("basis/cc-pvdz.g94", path, sizeof path), 0);
+    assert_int_equal(eri_basis_build(path, &c.mol, 1, &c.bas), 0);
+    assert_int_equal(eri_pairs_build(&c.bas, ERI_PRIM_SCREEN_DEFAULT, &c.ps), 0);
+    assert_int_equal(eri_worklist_build(&c.bas, &c.ps, 1e-9, &c.w), 0);
+    c.nbf2 = (size_t)c.bas.nbf * c.bas.nbf;
+    c.D = malloc(sizeof(double) * c.nbf2);
+    assert_non_null(c.D);
+    for (int i = 0; i < c.bas.nbf; i++)
+        for (int j = 0; j < c.bas.nbf; j++) c.D[(size_t)i * c.bas.nbf + j] = eri_density_elem(SEED, i, j);
+    check_families(&c, "4 waters/cc-pvdz, screen 1e-9");
+    water_free(&c);
+}
+
 /* cc-pVTZ: O 4s3p2d1f, H 3s2p1d. The classes with an f shell have no generated code and run
  * the generic J-engine kernel; the rest as path=auto in digest mode. */
 static void test_f_shells(void **state)
@@ -513,6 +586,7 @@ int main(void)
         cmocka_unit_test_teardown(test_graph, unset_launch_env),   cmocka_unit_test(test_store),
         cmocka_unit_test(test_paths),       cmocka_unit_test_teardown(test_jeng_smem, unset_launch_env),
         cmocka_unit_test_teardown(test_jeng_team, unset_launch_env),
+        cmocka_unit_test_teardown(test_families, unset_launch_env),
         cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

@@ -28,6 +28,9 @@
  * consecutive doubles (two L1 wavefronts a load, where the 96-byte structs took up to 32);
  * its bra loads are one address. The generated code reaches them through these macros. */
 enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_h = 11, PF_N = 12 };
+/* Family pairs (eri_families) add the K of members 1..3: K of member m at PF_K (m = 0) or
+ * PF_K1 + m - 1, and PF_NF fields in all. */
+enum { PF_K1 = PF_N, PF_NF = PF_N + 3 };
 struct prim_view {
     const double *a; /* field 0 of the pair's primitive 0 */
     int s;           /* from one primitive of the pair to the next: the group's pair count */
@@ -37,6 +40,7 @@ struct prim_view {
 #define ERI_PRIM_AT(v, i) (prim_view{(v).a + (i) * (v).s, (v).s, (v).fs})
 #define ERI_PF(v, f) ((v).a[PF_##f * (v).fs])
 #define ERI_PV(v, f, c) ((v).a[(PF_##f + (c)) * (v).fs])
+#define ERI_PFK(v, m) ((v).a[((m) ? PF_K1 - 1 + (m) : PF_K) * (v).fs])
 
 /* Ket primitives in the outer loop (eri.h): a warp's 32 quartets share their bra and each
  * has its own ket, so the outer-loop loads are the per-thread ones (once per ket primitive)
@@ -52,6 +56,8 @@ extern "C" {
 }
 #include "eri_brush/eri_gen_code.h"
 #include "eri_brush/eri_gen_info.h"
+#include "eri_brush/eri_gen_fam.h"
+static_assert(PF_NF == PF_N + ERI_FAM_MAXMEM - 1, "a K field per family member");
 /* Bra-side adds summed over the warp first. The quartets of a segment run bra by bra, so a
  * warp's 32 quartets mostly share their bra: without this every bra element of M took 32
  * double atomicAdds at one address in a row, which L2 serialises. The lanes of one bra form a
@@ -160,6 +166,19 @@ struct kargs {
     double *M;
     const long *store_off;
     double *store;
+    /* family segments (eri_families): ERI_FAM_MAXMEM members per family pair, the members
+     * of the segment's bra and ket family pairs, the screen the member quartets pass */
+    const struct fam_member *mem;
+    int mb, mk;
+    double screen;
+};
+
+/* A member of a family pair: its functions, digest factor and Schwarz factor. */
+struct fam_member {
+    int bf0a, bf0b;
+    int diag; /* a == b: digest factor 1, else 2 */
+    int pad;
+    double schwarz;
 };
 
 /* The generated functions of class cls under a common name (ERI_GEN_CLASSES gives the
@@ -185,17 +204,15 @@ struct cls_code;
 ERI_GEN_CLASSES(ERI_CU_CLASS)
 #undef ERI_CU_CLASS
 
-/* Digest or store one block I of shells (a b|c d) with NA x NB x NC x ND functions. */
+/* Digest one block I of shells (a b|c d) with NA x NB x NC x ND functions, first functions
+ * (pa, pb) and (qa, qb), digest factors from pd, qd (1 when a == b, else 2); other: the bra
+ * pair is not the ket pair. on = false digests nothing (a family's member quartet below the
+ * screen) but takes part in the warp's bra sums. */
 template <int NA, int NB, int NC, int ND>
-__device__ __forceinline__ void finish_block(const double *I, const kargs &a, long qi, const eri_quartet &qu,
-                                             const dev_pair &P, const dev_pair &Q)
+__device__ __forceinline__ void digest_block(const double *I, const kargs &a, int pa, int pb, bool pd, int qa, int qb,
+                                             bool qd, bool other, bool on, const warp_runs &runs)
 {
-    constexpr int NAB = NA * NB, NCD = NC * ND;
-    if (a.mode == ERI_MODE_STORE) {
-        double *o = a.store + a.store_off[qi];
-        for (int x = 0; x < NAB * NCD; x++) o[x] = I[x];
-        return;
-    }
+    constexpr int NCD = NC * ND;
     const int nbf = a.nbf;
     const double *D = a.D;
     double *M = a.M;
@@ -203,31 +220,42 @@ __device__ __forceinline__ void finish_block(const double *I, const kargs &a, lo
 #pragma unroll
     for (int k = 0; k < NC; k++)
 #pragma unroll
-        for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(Q.bf0a + k) * nbf + Q.bf0b + l]);
-    const double fcd = (Q.sd & 1) ? 1.0 : 2.0, fab = (P.sd & 1) ? 1.0 : 2.0;
-    const bool other = qu.P != qu.Q;
-    const warp_runs runs = warp_runs_of(qu.P);
+        for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(qa + k) * nbf + qb + l]);
+    const double w = on ? 1.0 : 0.0, fcd = (qd ? 1.0 : 2.0) * w, fab = pd ? 1.0 : 2.0;
     double scd[NCD];
 #pragma unroll
     for (int x = 0; x < NCD; x++) scd[x] = 0.0;
     for (int i = 0; i < NA; i++)
         for (int j = 0; j < NB; j++) {
             const double *Iij = I + (i * NB + j) * NCD;
-            const double dab = __ldg(&D[(long)(P.bf0a + i) * nbf + P.bf0b + j]);
+            const double dab = __ldg(&D[(long)(pa + i) * nbf + pb + j]);
             double s = 0.0;
 #pragma unroll
             for (int x = 0; x < NCD; x++) {
                 s += Iij[x] * dcd[x];
                 scd[x] += Iij[x] * dab;
             }
-            add_bra(&M[(long)(P.bf0a + i) * nbf + P.bf0b + j], fcd * s, runs);
+            add_bra(&M[(long)(pa + i) * nbf + pb + j], fcd * s, runs);
         }
-    if (other)
+    if (other && on)
 #pragma unroll
         for (int k = 0; k < NC; k++)
 #pragma unroll
-            for (int l = 0; l < ND; l++)
-                atomicAdd(&M[(long)(Q.bf0a + k) * nbf + Q.bf0b + l], fab * scd[k * ND + l]);
+            for (int l = 0; l < ND; l++) atomicAdd(&M[(long)(qa + k) * nbf + qb + l], fab * scd[k * ND + l]);
+}
+
+/* Digest or store one block I of quartet qi. */
+template <int NA, int NB, int NC, int ND>
+__device__ __forceinline__ void finish_block(const double *I, const kargs &a, long qi, const eri_quartet &qu,
+                                             const dev_pair &P, const dev_pair &Q)
+{
+    if (a.mode == ERI_MODE_STORE) {
+        double *o = a.store + a.store_off[qi];
+        for (int x = 0; x < NA * NB * NC * ND; x++) o[x] = I[x];
+        return;
+    }
+    digest_block<NA, NB, NC, ND>(I, a, P.bf0a, P.bf0b, P.sd & 1, Q.bf0a, Q.bf0b, Q.sd & 1, qu.P != qu.Q, true,
+                                 warp_runs_of(qu.P));
 }
 
 /* Resident blocks per SM (0: a thread per quartet, as many blocks as fit); `one`: the
@@ -352,6 +380,162 @@ class_kernel_t class_one_kernel()
         return nullptr;
 }
 
+/* ---- family quartets (eri_families) ---------------------------------------------------
+ * A thread per family quartet: its member quartets in chunks of CB bra x CK ket members, one
+ * primitive loop a chunk (eri_hgpf_*), then each member quartet's HRR, transform and digest.
+ * Chunks are at most FAM_ACC contracted values (VRR targets x CB x CK), which the thread keeps
+ * in registers through the loop. */
+template <int CLS>
+struct fam_code;
+#define ERI_CU_FAM(cls, la, lb, lc, ld, nt)                                                                  \
+    template <>                                                                                            \
+    struct fam_code<cls> {                                                                                 \
+        static constexpr int NT = nt;                                                                      \
+        template <int CB, int CK>                                                                          \
+        __device__ static void hgpf(prim_view b, int nb, prim_view k, int nk, int ob, int ok, const double *AB, \
+                                    const double *CD, const double *boys, double *out)                     \
+        {                                                                                                  \
+            eri_hgpf_##la##lb##lc##ld<CB, CK>(b, nb, k, nk, ob, ok, AB, CD, boys, out);                    \
+        }                                                                                                  \
+    };
+ERI_GEN_FAM_CLASSES(ERI_CU_FAM)
+#undef ERI_CU_FAM
+constexpr int FAM_ACC = 64;
+
+template <int CLS, int CB, int CK>
+__device__ __forceinline__ void fam_quartet(const kargs &a, long qi)
+{
+    using C = cls_code<CLS>;
+    constexpr int LA = C::LA, LB = C::LB, LC = C::LC, LD = C::LD;
+    constexpr bool HAS_D = LA >= 2 || LB >= 2 || LC >= 2 || LD >= 2;
+    constexpr int NCART = ncart(LA) * ncart(LB) * ncart(LC) * ncart(LD);
+    const eri_quartet qu = a.q[qi];
+    const dev_pair P = a.pair[qu.P], Q = a.pair[qu.Q];
+    const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
+    const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
+    const fam_member *mp = a.mem + ERI_FAM_MAXMEM * (long)qu.P, *mq = a.mem + ERI_FAM_MAXMEM * (long)qu.Q;
+    const warp_runs runs = warp_runs_of(qu.P);
+    for (int ob = 0; ob < a.mb; ob += CB)
+        for (int ok = 0; ok < a.mk; ok += CK) {
+            double cart[CB * CK * NCART];
+            fam_code<CLS>::template hgpf<CB, CK>(bra, a.nb, ket, a.nk, ob, ok, a.AB + 3 * (long)qu.P,
+                                                  a.AB + 3 * (long)qu.Q, a.boys, cart);
+#pragma unroll
+            for (int fb = 0; fb < CB; fb++)
+#pragma unroll
+                for (int fk = 0; fk < CK; fk++) {
+                    const int i = ob + fb, j = ok + fk; /* < ERI_FAM_MAXMEM: chunks divide a power of two */
+                    const fam_member A = mp[i], B = mq[j];
+                    /* the member quartets eri_worklist_build keeps, each unordered pair once */
+                    const bool on = i < a.mb && j < a.mk && A.schwarz * B.schwarz >= a.screen && (qu.P != qu.Q || i >= j);
+                    const bool other = qu.P != qu.Q || i != j;
+                    const double *blk = cart + (fb * CK + fk) * NCART;
+                    if (HAS_D && a.pure) {
+                        double sph[nfun(LA, true) * nfun(LB, true) * nfun(LC, true) * nfun(LD, true)];
+                        C::sph(blk, sph);
+                        digest_block<nfun(LA, true), nfun(LB, true), nfun(LC, true), nfun(LD, true)>(
+                            sph, a, A.bf0a, A.bf0b, A.diag, B.bf0a, B.bf0b, B.diag, other, on, runs);
+                    } else {
+                        digest_block<ncart(LA), ncart(LB), ncart(LC), ncart(LD)>(blk, a, A.bf0a, A.bf0b, A.diag, B.bf0a,
+                                                                                 B.bf0b, B.diag, other, on, runs);
+                    }
+                }
+        }
+}
+
+template <int CLS, int CB, int CK>
+__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
+                                              cls_code<CLS>::LD)) eri_fam_kernel(const kargs a)
+{
+    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < a.n) fam_quartet<CLS, CB, CK>(a, a.q0 + t);
+}
+
+template <int CLS, int CB, int CK>
+constexpr class_kernel_t fam_kernel_if()
+{
+    /* one member a side shares nothing: such segments run the class's own kernel */
+    if constexpr (CB * CK > 1 && fam_code<CLS>::NT * CB * CK <= FAM_ACC) return eri_fam_kernel<CLS, CB, CK>;
+    else return nullptr;
+}
+
+/* [log2 CB][log2 CK] -> kernel, nullptr where the chunk does not fit, is one member quartet or
+ * the class has none */
+struct fam_entry {
+    class_kernel_t fn[3][3];
+};
+fam_entry fam_table(int cls)
+{
+    switch (cls) {
+#define ERI_CU_FAM_CASE(cls, la, lb, lc, ld, nt)                                                            \
+    case cls:                                                                                              \
+        return fam_entry{{{fam_kernel_if<cls, 1, 1>(), fam_kernel_if<cls, 1, 2>(), fam_kernel_if<cls, 1, 4>()},  \
+                          {fam_kernel_if<cls, 2, 1>(), fam_kernel_if<cls, 2, 2>(), fam_kernel_if<cls, 2, 4>()},  \
+                          {fam_kernel_if<cls, 4, 1>(), fam_kernel_if<cls, 4, 2>(), fam_kernel_if<cls, 4, 4>()}}};
+        ERI_GEN_FAM_CLASSES(ERI_CU_FAM_CASE)
+#undef ERI_CU_FAM_CASE
+    default:
+        return fam_entry{};
+    }
+}
+
+constexpr int fam_targets(int cls);
+/* The kernel for a family segment of mb x mk members: the largest chunk of at most acc
+ * contracted values (VRR targets x CB x CK; most member quartets per primitive loop; ties:
+ * more bra members), or nullptr; its chunk in *cb, *ck when asked. */
+class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int *cb = nullptr, int *ck = nullptr)
+{
+    const fam_entry f = fam_table(cls);
+    class_kernel_t best = nullptr;
+    int most = 0;
+    for (int ib = 2; ib >= 0; ib--)
+        for (int ik = 2; ik >= 0; ik--)
+            if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[ib][ik] && (1 << (ib + ik)) > most &&
+                fam_targets(cls) << (ib + ik) <= acc) {
+                best = f.fn[ib][ik], most = 1 << (ib + ik);
+                if (cb) *cb = 1 << ib, *ck = 1 << ik;
+            }
+    return best;
+}
+
+/* Classes that run their family quartets where they can (fam_prepare). Measured on the H100,
+ * taxol/cc-pVDZ, ms per class without families -> with (budget 64; results/h100/eri_fam/):
+ * (ss|ss) 30.5 -> 14.9, (ps|ss) 72.9 -> 38.7, (ps|ps) 46.0 -> 37.8, (pp|ss) 21.4 -> 16.5,
+ * (pp|ps) 33.8 -> 32.1, (ds|ss) 22.8 -> 14.0; slower: (dp|ss) 14.4 -> 14.8 (16.4 at budget 32),
+ * (dd|ss) 2.7 -> 3.4, whose chunks take 244 and 255 registers. Those two keep their own kernel. */
+constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
+{
+    return !(la == 2 && lb >= 1 && lc == 0 && ld == 0);
+}
+
+/* VRR targets of a family class (0 for the others). */
+constexpr int fam_targets(int cls)
+{
+    switch (cls) {
+#define ERI_CU_FAM_NT(cls, la, lb, lc, ld, nt) \
+    case cls:                                  \
+        return nt;
+        ERI_GEN_FAM_CLASSES(ERI_CU_FAM_NT)
+#undef ERI_CU_FAM_NT
+    default:
+        return 0;
+    }
+}
+
+/* Flop model of a family quartet of mb x mk members in chunks of cb x ck (eri_gen_fam.py):
+ * per chunk the class's primitive-quartet body once, its one add per target replaced by cb
+ * multiply-adds (2 flops each), 2 cb ck per target and ket primitive, and every member
+ * quartet's HRR and transform (the model's per-quartet part), digested or not. */
+double fam_quartet_flops(int cls, int mb, int mk, int nb, int nk, int pure, int acc)
+{
+    int cb = 1, ck = 1;
+    if (!fam_pick(cls, mb, mk, acc, &cb, &ck)) return 0;
+    const double nt = fam_targets(cls), prim = eri_class(cls)->flops_prim[ERI_PATH_HGP];
+    const double chunk = (double)nb * nk * (prim - nt + 2 * nt * cb) + (double)nk * 2 * nt * cb * ck +
+                         cb * ck * eri_quartet_flops(cls, ERI_PATH_HGP, 0, 0, pure);
+    return chunk * ((mb + cb - 1) / cb) * ((mk + ck - 1) / ck);
+}
+
 #include "eri_brush/jengine_cuda.cuh"
 
 struct class_entry {
@@ -433,6 +617,21 @@ struct cu_state {
     long nje;                         /* Hermite values over all primitive pairs */
     je_pair *jp;
     double *H, *G, *T;
+    /* Families of pairs that share their primitives (eri_families, fam_quartet): digest mode,
+     * a worklist from eri_worklist_build, a basis with shared exponents; SB_ERI_FAMILY=0: off.
+     * A class runs its family quartets (fw) when every segment of it in the batch's worklist
+     * is HGP and every family segment has a kernel (fam_ok); else its quartets as before. */
+    bool fam_env;
+    int fam_acc; /* most contracted values a family kernel keeps (fam_pick); SB_ERI_FAM_ACC */
+    bool fam;
+    eri_families fams;
+    eri_worklist fw;
+    bool fam_ok[ERI_NCLASS];
+    bool fam_used[ERI_NCLASS]; /* the last enqueue ran the class's family quartets */
+    double *fprim, *fAB;
+    dev_pair *fpair;
+    eri_quartet *fq;
+    fam_member *fmem;
 };
 
 /* A J-engine launch of n quartets of class e: kernel, block, and the grid under its blocks-per-SM
@@ -574,6 +773,22 @@ int launch_config(cu_state *st)
         return SB_EXIT_USAGE;
     }
     st->graph = !eg || !strcmp(eg, "1");
+    const char *ef = getenv("SB_ERI_FAMILY");
+    if (ef && strcmp(ef, "0") && strcmp(ef, "1")) {
+        sb_error("eri_brush cuda: SB_ERI_FAMILY='%s': expected 1 (pairs that share primitives computed together, "
+                 "the default) or 0 (one pair at a time)",
+                 ef);
+        return SB_EXIT_USAGE;
+    }
+    st->fam_env = !ef || !strcmp(ef, "1");
+    const char *ea = getenv("SB_ERI_FAM_ACC");
+    const long acc = ea ? strtol(ea, &end, 10) : FAM_ACC;
+    if (ea && (end == ea || *end || acc < 1 || acc > FAM_ACC)) {
+        sb_error("eri_brush cuda: SB_ERI_FAM_ACC='%s': expected 1..%d contracted values a family kernel keeps", ea,
+                 FAM_ACC);
+        return SB_EXIT_USAGE;
+    }
+    st->fam_acc = (int)acc;
     return SB_OK;
 }
 
@@ -594,6 +809,13 @@ void release_state(cu_state *st)
     cudaFree(st->H);
     cudaFree(st->G);
     cudaFree(st->T);
+    cudaFree(st->fprim);
+    cudaFree(st->fAB);
+    cudaFree(st->fpair);
+    cudaFree(st->fq);
+    cudaFree(st->fmem);
+    eri_families_free(&st->fams);
+    eri_worklist_free(&st->fw);
     for (int i = 0; i < st->nev; i++) cudaEventDestroy(st->ev[i]);
     free(st->ev);
     for (int i = 0; i < st->nss; i++) cudaStreamDestroy(st->ss[i]), cudaEventDestroy(st->sj[i]);
@@ -670,14 +892,15 @@ int check_batch(const eri_batch *b)
 
 /* The pairs' device records and their primitives (ps->nprim, the sum of the pairs' counts)
  * in the interleaved layout (prim_view). */
-int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double **out)
+int interleave(const eri_basis *bas, const eri_pairs *ps, const double *Km, dev_pair *hp, double **out)
 {
-    if ((double)PF_N * ps->nprim > 0x7fffffff) {
-        sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", ps->nprim, 0x7fffffff / PF_N);
+    const int nf = Km ? (int)PF_NF : (int)PF_N; /* Km: the members' K of family pairs (eri_families) */
+    if ((double)nf * ps->nprim > 0x7fffffff) {
+        sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", ps->nprim, 0x7fffffff / nf);
         return SB_EXIT_USAGE;
     }
     int *order = eri_pair_order(ps);
-    double *t = static_cast<double *>(malloc(sizeof(double) * PF_N * (size_t)(ps->nprim ? ps->nprim : 1)));
+    double *t = static_cast<double *>(malloc(sizeof(double) * nf * (size_t)(ps->nprim ? ps->nprim : 1)));
     if (!order || !t) {
         free(order), free(t);
         sb_error("eri_brush cuda: out of host memory for %ld primitive pairs", ps->nprim);
@@ -698,6 +921,8 @@ int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double *
                 d[PF_p * fs] = x->p;
                 d[PF_K * fs] = x->K;
                 d[PF_h * fs] = x->h;
+                if (Km)
+                    for (int m = 1; m < ERI_FAM_MAXMEM; m++) d[(PF_K1 + m - 1) * fs] = Km[ERI_FAM_MAXMEM * (p->pp0 + ik) + m];
                 for (int c = 0; c < 3; c++) {
                     d[(PF_P + c) * fs] = x->P[c];
                     d[(PF_PA + c) * fs] = x->PA[c];
@@ -705,7 +930,7 @@ int interleave(const eri_basis *bas, const eri_pairs *ps, dev_pair *hp, double *
                 }
             }
         }
-        base += PF_N * fs;
+        base += nf * fs;
     }
     free(order);
     *out = t;
@@ -750,6 +975,59 @@ int je_prepare(cu_state *st, const eri_batch *b)
     if (rc) return rc;
     SB_CU(cudaMalloc(&st->H, (size_t)(st->nje ? st->nje : 1) * sizeof(double)));
     SB_CU(cudaMalloc(&st->G, (size_t)(st->nje ? st->nje : 1) * sizeof(double)));
+    return SB_OK;
+}
+
+/* The family pairs, their quartets and members on the device, when the batch can use them. */
+int fam_prepare(cu_state *st, const eri_batch *b)
+{
+    if (!st->fam_env || b->mode != ERI_MODE_DIGEST || b->w->screen < 0) return SB_OK;
+    int rc = eri_families_build(b->bas, b->ps, &st->fams);
+    if (rc || st->fams.maxmem < 2) return rc;
+    if ((rc = eri_worklist_build(b->bas, &st->fams.ps, b->w->screen, &st->fw))) return rc;
+    const eri_pairs *fp = &st->fams.ps;
+    const size_t np = (size_t)(fp->npair ? fp->npair : 1);
+    dev_pair *hp = static_cast<dev_pair *>(malloc(sizeof(dev_pair) * np));
+    double *hAB = static_cast<double *>(malloc(sizeof(double) * 3 * np));
+    fam_member *hm = static_cast<fam_member *>(malloc(sizeof(fam_member) * ERI_FAM_MAXMEM * np));
+    double *hprim = NULL;
+    if (!hp || !hAB || !hm) {
+        free(hp), free(hAB), free(hm);
+        sb_error("eri_brush cuda: out of host memory for %ld family pairs", fp->npair);
+        return SB_EXIT_RUNTIME;
+    }
+    for (long i = 0; i < fp->npair; i++) {
+        for (int k = 0; k < 3; k++) hAB[3 * i + k] = fp->pair[i].AB[k];
+        for (int m = 0; m < ERI_FAM_MAXMEM; m++) {
+            const int src = st->fams.mem[ERI_FAM_MAXMEM * i + m];
+            const eri_pair *q = &b->ps->pair[src < 0 ? st->fams.mem[ERI_FAM_MAXMEM * i] : src];
+            hm[ERI_FAM_MAXMEM * i + m] = fam_member{b->bas->sh[q->a].bf0, b->bas->sh[q->b].bf0, q->a == q->b, 0,
+                                                    src < 0 ? -1.0 : q->schwarz};
+        }
+    }
+    rc = interleave(b->bas, fp, st->fams.K, hp, &hprim);
+    if (!rc) rc = upload(&st->fpair, hp, (size_t)fp->npair);
+    if (!rc) rc = upload(&st->fAB, hAB, 3 * (size_t)fp->npair);
+    if (!rc) rc = upload(&st->fmem, hm, ERI_FAM_MAXMEM * (size_t)fp->npair);
+    if (!rc) rc = upload(&st->fprim, hprim, (size_t)PF_NF * fp->nprim);
+    free(hp), free(hAB), free(hm), free(hprim);
+    if (rc) return rc;
+    if ((rc = upload(&st->fq, st->fw.q, (size_t)st->fw.nq))) return rc;
+    /* a class takes the family path when it has family quartets of several members and
+     * each such segment has a kernel (which shares its primitive loop: CB x CK > 1) */
+    bool multi[ERI_NCLASS] = {}, missing[ERI_NCLASS] = {};
+    for (int k = 0; k < st->fw.nseg; k++) {
+        const eri_segment *s = &st->fw.seg[k];
+        const int mb = fp->pair[st->fw.q[s->q0].P].nmem, mk = fp->pair[st->fw.q[s->q0].Q].nmem;
+        if (mb * mk == 1) continue;
+        multi[s->cls] = true;
+        missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc);
+    }
+    for (int c = 0; c < ERI_NCLASS; c++) {
+        const eri_class_info *ci = eri_class(c);
+        st->fam_ok[c] = c < ERI_NCLASS_CODE && multi[c] && !missing[c] && fam_class_wanted(ci->la, ci->lb, ci->lc, ci->ld);
+    }
+    st->fam = true;
     return SB_OK;
 }
 
@@ -801,7 +1079,7 @@ int cu_prepare(eri_batch *b)
     for (long i = 0; i < ps->npair; i++)
         for (int k = 0; k < 3; k++) hAB[3 * i + k] = ps->pair[i].AB[k];
     double *hprim = NULL;
-    rc = interleave(bas, ps, hp, &hprim);
+    rc = interleave(bas, ps, NULL, hp, &hprim);
     if (!rc) rc = upload(&st->pair, hp, (size_t)ps->npair);
     if (!rc) rc = upload(&st->AB, hAB, 3 * (size_t)ps->npair);
     if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * ps->nprim);
@@ -830,6 +1108,7 @@ int cu_prepare(eri_batch *b)
     }
     if ((rc = launch_config(st))) return rc;
     if ((rc = je_prepare(st, b))) return rc;
+    if ((rc = fam_prepare(st, b))) return rc;
     st->ev = static_cast<cudaEvent_t *>(calloc((size_t)w->nseg + 1, sizeof(cudaEvent_t)));
     if (!st->ev) return SB_EXIT_RUNTIME;
     for (int i = 0; i <= w->nseg; i++, st->nev++) SB_CU(cudaEventCreate(&st->ev[i]));
@@ -907,6 +1186,35 @@ int seg_stream(const cu_state *st, int cap, long grid, int *next)
     return si;
 }
 
+/* The family segments of class cls (fam_prepare) over the streams. */
+int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *used, int *next)
+{
+    const class_entry e = class_table(cls);
+    const eri_pairs *fp = &st->fams.ps;
+    kargs a = base;
+    a.q = st->fq, a.prim = st->fprim, a.pair = st->fpair, a.AB = st->fAB, a.mem = st->fmem, a.screen = st->fw.screen;
+    a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
+    for (int k = 0; k < st->fw.nseg; k++) {
+        eri_segment s = st->fw.seg[k];
+        if (s.cls != cls) continue;
+        const long n = s.q1 - s.q0;
+        a.q0 = s.q0, a.n = n, a.nb = s.nb, a.nk = s.nk;
+        a.mb = fp->pair[st->fw.q[s.q0].P].nmem, a.mk = fp->pair[st->fw.q[s.q0].Q].nmem;
+        shape sh;
+        if (a.mb * a.mk == 1) { /* a family of one on each side: the class's own kernel */
+            s.path = ERI_PATH_HGP;
+            sh = launch_shape(st, e, s);
+        } else {
+            sh.fn = fam_pick(cls, a.mb, a.mk, st->fam_acc), sh.block = e.block, sh.grid = (n + e.block - 1) / e.block, sh.cap = 0;
+        }
+        const int si = seg_stream(st, sh.cap, sh.grid, next);
+        *used |= 1ull << si;
+        sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
+        SB_CU_LAUNCH();
+    }
+    return SB_OK;
+}
+
 /* The run's work, in order, from origin stream s0: clear M, the J engine's densities, the
  * segments class by class over the streams, the J engine's blocks of M. */
 int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
@@ -929,6 +1237,11 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
     /* the streams start after s0's work so far (M cleared, densities) */
     int rc = class_fork(st, 0, s0, graph);
     if (rc) return rc;
+    /* the classes that run their family quartets instead of their segments: the path may be
+     * forced between runs, and the family kernels are HGP */
+    bool famc[ERI_NCLASS];
+    for (int c = 0; c < ERI_NCLASS; c++) st->fam_used[c] = false, famc[c] = st->fam && st->fam_ok[c];
+    for (int k = 0; k < w->nseg; k++) famc[w->seg[k].cls] &= w->seg[k].path == ERI_PATH_HGP;
     unsigned long long used = 0;
     int next = 0;
     kargs a = {};
@@ -942,6 +1255,11 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
         if (k > 0 && s->cls != w->seg[k - 1].cls) {
             if ((rc = class_join(st, used, k, s0, graph))) return rc;
             used = 0;
+        }
+        if (famc[s->cls]) { /* a class's segments come in several runs: its family quartets go with the first */
+            if (!st->fam_used[s->cls] && (rc = fam_enqueue(st, s->cls, a, &used, &next))) return rc;
+            st->fam_used[s->cls] = true;
+            continue;
         }
         /* the path may be chosen again between runs (tests force one); the class is checked */
         const bool je = s->path == ERI_PATH_JENG;
@@ -1113,6 +1431,27 @@ int cu_launches(eri_batch *b, void *arr, int max)
             }
             n++;
         }
+    /* the largest family segment of (ss|ss), when the class ran them */
+    long most = 0;
+    int big = -1;
+    bool fam0 = st->fam && st->fam_ok[0]; /* as cu_enqueue decides (fam_used is set by a run) */
+    for (int k = 0; k < w->nseg; k++) fam0 &= w->seg[k].cls != 0 || w->seg[k].path == ERI_PATH_HGP;
+    for (int k = 0; fam0 && k < st->fw.nseg; k++) {
+        const eri_segment *s = &st->fw.seg[k];
+        const int mm = st->fams.ps.pair[st->fw.q[s->q0].P].nmem * st->fams.ps.pair[st->fw.q[s->q0].Q].nmem;
+        if (s->cls == 0 && mm > 1 && s->q1 - s->q0 > most) most = s->q1 - s->q0, big = k;
+    }
+    if (big >= 0 && n < max) {
+        const eri_segment *s = &st->fw.seg[big];
+        int cb = 1, ck = 1;
+        const class_kernel_t fn = fam_pick(0, st->fams.ps.pair[st->fw.q[s->q0].P].nmem,
+                                           st->fams.ps.pair[st->fw.q[s->q0].Q].nmem, st->fam_acc, &cb, &ck);
+        char name[64];
+        snprintf(name, sizeof name, "eri_hgp family %dx%d (ss|ss)", cb, ck);
+        const int block = class_table(0).block;
+        if (sb_cuda_occupancy((const void *)fn, name, block, 0, (int)((most + block - 1) / block), out + n)) return -1;
+        n++;
+    }
     return n;
 }
 
@@ -1158,4 +1497,20 @@ extern "C" int eri_cuda_boys(int m, const double *T, long n, double *F)
     return rc;
 }
 
-extern "C" const eri_ops eri_ops_cuda = {cu_prepare, cu_run, cu_download, cu_release, cu_launches};
+/* The model flops of a class that ran its family quartets in the last run (else -1). */
+double cu_class_flops(eri_batch *b, int cls)
+{
+    const cu_state *st = static_cast<const cu_state *>(b->dev);
+    if (!st || cls < 0 || cls >= ERI_NCLASS || !st->fam_used[cls]) return -1;
+    double f = 0;
+    for (int k = 0; k < st->fw.nseg; k++) {
+        const eri_segment *s = &st->fw.seg[k];
+        if (s->cls != cls) continue;
+        const int mb = st->fams.ps.pair[st->fw.q[s->q0].P].nmem, mk = st->fams.ps.pair[st->fw.q[s->q0].Q].nmem;
+        f += (double)(s->q1 - s->q0) * (mb * mk == 1 ? eri_quartet_flops(cls, ERI_PATH_HGP, s->nb, s->nk, st->pure)
+                                                     : fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc));
+    }
+    return f;
+}
+
+extern "C" const eri_ops eri_ops_cuda = {cu_prepare, cu_run, cu_download, cu_release, cu_launches, cu_class_flops};

@@ -5,7 +5,8 @@ For every shell-quartet class (la lb|lc ld) it emits, into <out>/eri_gen_code.h:
   eri_hgp_<la><lb><lc><ld>  Obara-Saika VRR per primitive quartet, contraction, then HRR
   eri_md_<la><lb><lc><ld>   McMurchie-Davidson Hermite expansion per primitive quartet
   eri_sph_<la><lb><lc><ld>  Cartesian -> real solid harmonics for the l >= 2 shells
-into <out>/eri_gen_vec.h the lane-vector twin of every HGP function (eri_hgpv_*, CPU
+into <out>/eri_gen_fam.h the family version of the HGP functions of the classes that may have
+several members per pair (eri_hgpf_*, CUDA: gen/eri_gen_fam.py), into <out>/eri_gen_vec.h the lane-vector twin of every HGP function (eri_hgpv_*, CPU
 SIMD: gen/eri_gen_vec.py, lanes.h), and into <out>/eri_gen_info.h the class list and the
 flop counts of the emitted code.
 
@@ -22,6 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from eri_gen_common import FLOP_DIV, FLOP_SQRT, boys_flops  # noqa: E402
+from eri_gen_fam import gen_hgp_fam, targets_of  # noqa: E402
 from eri_gen_hgp import gen_hgp  # noqa: E402
 from eri_gen_md import gen_md  # noqa: E402
 from eri_gen_sph import gen_sph  # noqa: E402
@@ -106,12 +108,33 @@ def main():
         info.append("    [%d] = %d,\n" % (cls, s.flops))
     info.append("};\n#endif\n\n#endif\n")
 
-    for name, parts in (("eri_gen_code.h", code), ("eri_gen_vec.h", vec), ("eri_gen_info.h", info)):
+    fam = [banner, "#ifndef ERI_GEN_FAM_H\n#define ERI_GEN_FAM_H\n\n",
+           "/* eri_hgpf_*: gen/eri_gen_fam.py. The classes with L <= %d (the GPU's J engine takes the\n"
+           " * rest in digest mode) that have an s shell in a pair, the only shells that share\n"
+           " * exponents in the shipped bases; X(cls, la, lb, lc, ld, VRR targets). */\n" % FAM_LMAX,
+           "#define ERI_GEN_FAM_CLASSES(X) \\\n"]
+    fam_cls = [r for r in cls_list if sum(r[1:]) <= FAM_LMAX and (r[2] == 0 or r[4] == 0)]
+    fam += ["    X(%d, %d, %d, %d, %d, %d) \\\n" % (r + (targets_of(*r[1:]),)) for r in fam_cls]
+    fam.append("\n\n")
+    fam += [gen_hgp_fam(*r[1:]) + "\n" for r in fam_cls]
+    fam.append("#endif\n")
+
+    for name, parts in (("eri_gen_code.h", code), ("eri_gen_vec.h", vec), ("eri_gen_info.h", info),
+                        ("eri_gen_fam.h", fam)):
         path = os.path.join(args.out, name)
+        text = "".join(parts)
+        # an unchanged file keeps its time stamp, so make rebuilds only what depends on a change
+        if os.path.exists(path):
+            with open(path) as f:
+                if f.read() == text:
+                    continue
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
-            f.write("".join(parts))
+            f.write(text)
         os.replace(tmp, path)
+
+
+FAM_LMAX = 4  # ERI_JENG_LMIN_CUDA - 1
 
 
 if __name__ == "__main__":

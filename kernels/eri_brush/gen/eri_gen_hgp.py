@@ -114,7 +114,9 @@ def _hrr(la, lb, lc, ld, ket_first, rule, src):
     return body, used, outs
 
 
-def gen_hgp(la, lb, lc, ld):
+def hgp_choice(la, lb, lc, ld):
+    """The cheapest VRR variant (flops per primitive quartet, body, definitions, targets)
+    and HRR variant (ket_first, rule) of a class, as gen_hgp emits them."""
     L = la + lb + lc + ld
     best = None
     for bra_outer in (True, False):
@@ -124,24 +126,30 @@ def gen_hgp(la, lb, lc, ld):
             fl = pre.flops + body.flops + boys_flops(L) + len(targets)
             if best is None or fl < best[0]:
                 best = (fl, body, pre, targets)
-    flops_prim, vbody, pre, targets = best
-    acc = {ef: "s%s_%s" % (tag(ef[0]), tag(ef[1])) for ef in targets}
-    best = None
+    acc = {ef: "s%s_%s" % (tag(ef[0]), tag(ef[1])) for ef in best[3]}
+    hbest = None
     for ket_first in (True, False):
         for rule in (0, 1):
-            hb, hused, outs = _hrr(la, lb, lc, ld, ket_first, rule, acc)
-            if best is None or hb.flops < best[0]:
-                best = (hb.flops, hb, hused, outs)
-    flops_contr, hb, hused, outs = best
+            hb = _hrr(la, lb, lc, ld, ket_first, rule, acc)[0]
+            if hbest is None or hb.flops < hbest[0]:
+                hbest = (hb.flops, ket_first, rule)
+    return best, hbest[1:]
+
+
+def hrr(la, lb, lc, ld, choice, src):
+    """The chosen HRR variant on the contracted values src[(e, f)]: (body, used, outputs)."""
+    return _hrr(la, lb, lc, ld, choice[0], choice[1], src)
+
+
+def gen_hgp(la, lb, lc, ld):
+    L = la + lb + lc + ld
+    (flops_prim, vbody, pre, targets), hchoice = hgp_choice(la, lb, lc, ld)
+    acc = {ef: "s%s_%s" % (tag(ef[0]), tag(ef[1])) for ef in targets}
+    hb, hused, outs = hrr(la, lb, lc, ld, hchoice, acc)
+    flops_contr = hb.flops
 
     o = [signature("hgp", la, lb, lc, ld), "{\n"]
-    for name in ("AB", "CD"):
-        comps = sorted(s for s in hused if s.startswith(name))
-        if comps:
-            o.append("    " + "".join("const double %s = %s[%s];" % (s, name, s[2]) + ("" if k == len(comps) - 1 else " ")
-                                      for k, s in enumerate(comps)) + "\n")
-        else:
-            o.append("    (void)%s;\n" % name)
+    o.append(ab_cd_defs(hused))
     for ef in targets:
         o.append("    double %s = 0.0;\n" % acc[ef])
     o.append(prim_loop(pre.text(), L, vbody.text()))
@@ -153,3 +161,16 @@ def gen_hgp(la, lb, lc, ld):
         o.append("    out[%d] = %s;\n" % (n, val))
     o.append("}\n")
     return Emitted("".join(o), flops_prim=flops_prim, flops_contr=flops_contr)
+
+
+def ab_cd_defs(hused):
+    """The AB and CD components the HRR uses, as locals (or a void cast of the unused)."""
+    o = []
+    for name in ("AB", "CD"):
+        comps = sorted(s for s in hused if s.startswith(name))
+        if comps:
+            o.append("    " + "".join("const double %s = %s[%s];" % (s, name, s[2]) + ("" if k == len(comps) - 1 else " ")
+                                      for k, s in enumerate(comps)) + "\n")
+        else:
+            o.append("    (void)%s;\n" % name)
+    return "".join(o)
