@@ -81,7 +81,8 @@ $(BUILD)/obj/harness/mpi-mpi.o: harness/mpi.c $(FLAGS_STAMP)
 # eri_brush: the per-class straight-line code is generated at build time (never edited by hand).
 PYTHON   ?= python3
 ERI_GEN  := $(BUILD)/gen/eri_brush/eri_gen_code.h $(BUILD)/gen/eri_brush/eri_gen_vec.h \
-            $(BUILD)/gen/eri_brush/eri_gen_info.h $(BUILD)/gen/eri_brush/eri_gen_fam.h
+            $(BUILD)/gen/eri_brush/eri_gen_info.h $(BUILD)/gen/eri_brush/eri_gen_fam.h \
+            $(BUILD)/gen/eri_brush/eri_gen_famv.h
 $(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
 	@mkdir -p $(@D)
 	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)

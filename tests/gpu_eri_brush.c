@@ -57,17 +57,22 @@ typedef struct {
     size_t nbf2;
 } water;
 
-static void water_basis(water *c, int pure, const char *basis)
+/* nwater > 0: the seeded cluster of that many waters, else the shipped water */
+static void waters_basis(water *c, int nwater, int pure, const char *basis, double screen)
 {
     char path[1024], rel[64];
     memset(c, 0, sizeof *c);
-    assert_int_equal(eri_data_path("molecules/water.xyz", path, sizeof path), 0);
-    assert_int_equal(eri_read_xyz(path, &c->mol), 0);
+    if (nwater > 0) {
+        assert_int_equal(eri_water_cluster(nwater, SEED, &c->mol), 0);
+    } else {
+        assert_int_equal(eri_data_path("molecules/water.xyz", path, sizeof path), 0);
+        assert_int_equal(eri_read_xyz(path, &c->mol), 0);
+    }
     snprintf(rel, sizeof rel, "basis/%s.g94", basis);
     assert_int_equal(eri_data_path(rel, path, sizeof path), 0);
     assert_int_equal(eri_basis_build(path, &c->mol, pure, &c->bas), 0);
     assert_int_equal(eri_pairs_build(&c->bas, ERI_PRIM_SCREEN_DEFAULT, &c->ps), 0);
-    assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 0.0, &c->w), 0);
+    assert_int_equal(eri_worklist_build(&c->bas, &c->ps, screen, &c->w), 0);
     assert_true(c->w.nq > 0 && c->w.nseg > 0);
     const int n = c->bas.nbf;
     c->nbf2 = (size_t)n * n;
@@ -75,6 +80,11 @@ static void water_basis(water *c, int pure, const char *basis)
     assert_non_null(c->D);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) c->D[(size_t)i * n + j] = eri_density_elem(SEED, i, j);
+}
+
+static void water_basis(water *c, int pure, const char *basis)
+{
+    waters_basis(c, 0, pure, basis, 0.0);
 }
 
 static void water_build(water *c, int pure)
@@ -435,23 +445,8 @@ static void test_families(void **state)
     water c;
     water_build(&c, 1);
     check_families(&c, "water/cc-pvdz");
-    /* 4 waters, screen 1e-9 */
-    eri_worklist_free(&c.w);
-    eri_pairs_free(&c.ps);
-    eri_basis_free(&c.bas);
-    eri_molecule_free(&c.mol);
-    free(c.D);
-    char path[1024];
-    assert_int_equal(eri_water_cluster(4, SEED, &c.mol), 0);
-    assert_int_equal(eri_data_path("basis/cc-pvdz.g94", path, sizeof path), 0);
-    assert_int_equal(eri_basis_build(path, &c.mol, 1, &c.bas), 0);
-    assert_int_equal(eri_pairs_build(&c.bas, ERI_PRIM_SCREEN_DEFAULT, &c.ps), 0);
-    assert_int_equal(eri_worklist_build(&c.bas, &c.ps, 1e-9, &c.w), 0);
-    c.nbf2 = (size_t)c.bas.nbf * c.bas.nbf;
-    c.D = malloc(sizeof(double) * c.nbf2);
-    assert_non_null(c.D);
-    for (int i = 0; i < c.bas.nbf; i++)
-        for (int j = 0; j < c.bas.nbf; j++) c.D[(size_t)i * c.bas.nbf + j] = eri_density_elem(SEED, i, j);
+    water_free(&c);
+    waters_basis(&c, 4, 1, "cc-pvdz", 1e-9);
     check_families(&c, "4 waters/cc-pvdz, screen 1e-9");
     water_free(&c);
 }

@@ -2,7 +2,7 @@
  * generic Obara-Saika loops, not the generated class functions): the digested M and the
  * stored integral blocks, for a pure and a Cartesian basis; and that M is bit-for-bit
  * reproducible at a fixed thread count, with or without per-segment timing, and agrees
- * across thread counts to rounding. Needs the shipped water.xyz and cc-pvdz.g94; skips
+ * across thread counts to rounding; with pair families and without. Needs the shipped water.xyz and cc-pvdz.g94; skips
  * with a message when they are absent. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,8 +61,9 @@ static void tcase_free(tcase *c)
     free(c->D);
 }
 
-/* One prepare/run/download on `threads` threads; returns M (digest) or the store array. */
-static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads, int timed)
+/* One prepare/run/download on `threads` threads; returns M (digest) or the store array.
+ * ssss: where not NULL, the backend's own flops of class (ss|ss) (eri_ops.class_flops). */
+static double *run_ops_flops(const eri_ops *ops, const tcase *c, int mode, int threads, int timed, double *ssss)
 {
     const size_t nm = (size_t)c->bas.nbf * c->bas.nbf;
     const size_t n = mode == ERI_MODE_DIGEST ? nm : (size_t)c->w.store_off[c->w.nq];
@@ -81,12 +82,18 @@ static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads
     assert_int_equal(ops->run(&b), SB_OK);
     assert_int_equal(ops->download(&b), SB_OK);
     if (ops == &eri_ops_openmp_simd) assert_int_equal(b.threads, threads);
+    if (ssss) *ssss = ops->class_flops ? ops->class_flops(&b, 0) : -1;
     ops->release(&b);
     if (seg) {
         for (int k = 0; k < c->w.nseg; k++) assert_true(seg[k] >= 0.0);
         free(seg);
     }
     return out;
+}
+
+static double *run_ops(const eri_ops *ops, const tcase *c, int mode, int threads, int timed)
+{
+    return run_ops_flops(ops, c, mode, threads, timed, NULL);
 }
 
 static int load_eps(void **state, int cluster, int pure, const char *basis, double prim_eps)
@@ -247,6 +254,65 @@ static void test_f_store_refused(void **state)
     free(st);
 }
 
+/* Pair families (families.c): the classes whose pairs share primitives (cc-pVDZ: oxygen's
+ * 1s and 2s) run their family quartets, all members in one primitive loop (omp_run_fam).
+ * With them (the default) and without (SB_ERI_FAMILY=0) M agrees with the reference's, at
+ * the worklist's screen and at a coarse one (the member quartets of a family quartet then
+ * fall on both sides of it); (ss|ss) reports its own flops only when its families ran, and
+ * fewer than one pair at a time; store mode runs no families; a bad SB_ERI_FAMILY stops
+ * prepare. */
+static void check_families_at(const tcase *c, const char *what)
+{
+    const size_t n = (size_t)c->bas.nbf * c->bas.nbf;
+    double *ref = run_ops(&eri_ops_reference, c, ERI_MODE_DIGEST, 1, 0);
+    double fon = 0, foff = 0;
+    double *on = run_ops_flops(&eri_ops_openmp_simd, c, ERI_MODE_DIGEST, 2, 0, &fon);
+    setenv("SB_ERI_FAMILY", "0", 1);
+    double *off = run_ops_flops(&eri_ops_openmp_simd, c, ERI_MODE_DIGEST, 2, 0, &foff);
+    unsetenv("SB_ERI_FAMILY");
+    double ordinary = 0;
+    for (int k = 0; k < c->w.nseg; k++)
+        if (c->w.seg[k].cls == 0)
+            ordinary += (double)(c->w.seg[k].q1 - c->w.seg[k].q0) *
+                        eri_quartet_flops(0, c->w.seg[k].path, c->w.seg[k].nb, c->w.seg[k].nk, 1);
+    const double scale = max_abs(ref, n), d = max_diff(ref, on, n), d0 = max_diff(ref, off, n);
+    print_message("%s: %ld quartets; max|M| %.6g, max|dM| families %.3g, one pair at a time %.3g; (ss|ss) model "
+                  "%.4g flops with families, %.4g without\n",
+                  what, c->w.nq, scale, d, d0, fon, ordinary);
+    assert_true(scale > 0.1);
+    assert_true(d <= 1e-11 * scale);
+    assert_true(d0 <= 1e-11 * scale);
+    assert_true(fon > 0 && fon < ordinary); /* the families ran and shared primitive work */
+    assert_true(foff < 0);
+    free(ref), free(on), free(off);
+}
+
+static void test_families(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    check_families_at(c, "families, screen 1e-12");
+    tcase j = *c; /* shares everything but the worklist */
+    assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 1e-7, &j.w), SB_OK);
+    check_families_at(&j, "families, screen 1e-7");
+    eri_worklist_free(&j.w);
+    double fst = 0;
+    double *st = run_ops_flops(&eri_ops_openmp_simd, c, ERI_MODE_STORE, 2, 0, &fst);
+    assert_true(fst < 0);
+    free(st);
+    setenv("SB_ERI_FAMILY", "yes", 1);
+    eri_batch b;
+    memset(&b, 0, sizeof b);
+    b.bas = &c->bas, b.ps = &c->ps, b.w = &c->w, b.boys = eri_boys_table();
+    b.mode = ERI_MODE_DIGEST, b.D = c->D;
+    double *M = malloc(sizeof(double) * (size_t)c->bas.nbf * c->bas.nbf);
+    b.M = M;
+    assert_int_equal(eri_ops_openmp_simd.prepare(&b), SB_EXIT_USAGE);
+    eri_ops_openmp_simd.release(&b);
+    unsetenv("SB_ERI_FAMILY");
+    free(M);
+}
+
 /* Primitive screening (pairs.c): each integral within the bound 2 eps of the unscreened
  * reference's (which starts from the shells, not from the pairs), with primitive pairs
  * actually dropped, the kept ones a prefix of each pair's list. */
@@ -298,10 +364,12 @@ int main(void)
         cmocka_unit_test(test_store_matches_reference),
         cmocka_unit_test(test_digest_reproducible),
         cmocka_unit_test(test_jeng_matches_reference),
+        cmocka_unit_test(test_families),
     };
     const struct CMUnitTest cart[] = {
         cmocka_unit_test(test_digest_matches_reference),
         cmocka_unit_test(test_store_matches_reference),
+        cmocka_unit_test(test_families),
         cmocka_unit_test(test_jeng_matches_reference),
     };
     const struct CMUnitTest tz[] = {

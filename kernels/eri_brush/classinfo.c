@@ -43,6 +43,29 @@ double eri_quartet_flops(int cls, int path, int nb, int nk, int pure)
     return pure ? f + eri_gen_sph_flops[cls] : f;
 }
 
+int eri_fam_targets(int cls)
+{
+    switch (cls) {
+#define ERI_FAM_NT(c, la, lb, lc, ld, nt) \
+    case c:                               \
+        return nt;
+        ERI_GEN_FAM_CLASSES(ERI_FAM_NT)
+#undef ERI_FAM_NT
+    default:
+        return 0;
+    }
+}
+
+double eri_fam_quartet_flops(int cls, int mb, int mk, int cb, int ck, int nb, int nk, int pure)
+{
+    const double nt = eri_fam_targets(cls);
+    if (nt == 0 || cb < 1 || ck < 1) return 0.0;
+    const double prim = eri_class(cls)->flops_prim[ERI_PATH_HGP];
+    const double chunk = (double)nb * nk * (prim - nt + 2 * nt * cb) + (double)nk * 2 * nt * cb * ck +
+                         cb * ck * eri_quartet_flops(cls, ERI_PATH_HGP, 0, 0, pure);
+    return chunk * ((mb + cb - 1) / cb) * ((mk + ck - 1) / ck);
+}
+
 int eri_path_choose(int cls, int nb, int nk, int forced)
 {
     if (!eri_class_has_code(cls)) return ERI_PATH_JENG;

@@ -479,7 +479,6 @@ fam_entry fam_table(int cls)
     }
 }
 
-constexpr int fam_targets(int cls);
 /* The kernel for a family segment of mb x mk members: the largest chunk of at most acc
  * contracted values (VRR targets x CB x CK; most member quartets per primitive loop; ties:
  * more bra members), or nullptr; its chunk in *cb, *ck when asked. */
@@ -491,7 +490,7 @@ class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int *cb = nullptr, int
     for (int ib = 2; ib >= 0; ib--)
         for (int ik = 2; ik >= 0; ik--)
             if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[ib][ik] && (1 << (ib + ik)) > most &&
-                fam_targets(cls) << (ib + ik) <= acc) {
+                eri_fam_targets(cls) << (ib + ik) <= acc) {
                 best = f.fn[ib][ik], most = 1 << (ib + ik);
                 if (cb) *cb = 1 << ib, *ck = 1 << ik;
             }
@@ -508,32 +507,12 @@ constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
     return !(la == 2 && lb >= 1 && lc == 0 && ld == 0);
 }
 
-/* VRR targets of a family class (0 for the others). */
-constexpr int fam_targets(int cls)
-{
-    switch (cls) {
-#define ERI_CU_FAM_NT(cls, la, lb, lc, ld, nt) \
-    case cls:                                  \
-        return nt;
-        ERI_GEN_FAM_CLASSES(ERI_CU_FAM_NT)
-#undef ERI_CU_FAM_NT
-    default:
-        return 0;
-    }
-}
-
-/* Flop model of a family quartet of mb x mk members in chunks of cb x ck (eri_gen_fam.py):
- * per chunk the class's primitive-quartet body once, its one add per target replaced by cb
- * multiply-adds (2 flops each), 2 cb ck per target and ket primitive, and every member
- * quartet's HRR and transform (the model's per-quartet part), digested or not. */
+/* Flop model of a family quartet of mb x mk members in the chunks fam_pick gives. */
 double fam_quartet_flops(int cls, int mb, int mk, int nb, int nk, int pure, int acc)
 {
     int cb = 1, ck = 1;
     if (!fam_pick(cls, mb, mk, acc, &cb, &ck)) return 0;
-    const double nt = fam_targets(cls), prim = eri_class(cls)->flops_prim[ERI_PATH_HGP];
-    const double chunk = (double)nb * nk * (prim - nt + 2 * nt * cb) + (double)nk * 2 * nt * cb * ck +
-                         cb * ck * eri_quartet_flops(cls, ERI_PATH_HGP, 0, 0, pure);
-    return chunk * ((mb + cb - 1) / cb) * ((mk + ck - 1) / ck);
+    return eri_fam_quartet_flops(cls, mb, mk, cb, ck, nb, nk, pure);
 }
 
 #include "eri_brush/jengine_cuda.cuh"
@@ -621,7 +600,6 @@ struct cu_state {
      * a worklist from eri_worklist_build, a basis with shared exponents; SB_ERI_FAMILY=0: off.
      * A class runs its family quartets (fw) when every segment of it in the batch's worklist
      * is HGP and every family segment has a kernel (fam_ok); else its quartets as before. */
-    bool fam_env;
     int fam_acc; /* most contracted values a family kernel keeps (fam_pick); SB_ERI_FAM_ACC */
     bool fam;
     eri_families fams;
@@ -773,14 +751,6 @@ int launch_config(cu_state *st)
         return SB_EXIT_USAGE;
     }
     st->graph = !eg || !strcmp(eg, "1");
-    const char *ef = getenv("SB_ERI_FAMILY");
-    if (ef && strcmp(ef, "0") && strcmp(ef, "1")) {
-        sb_error("eri_brush cuda: SB_ERI_FAMILY='%s': expected 1 (pairs that share primitives computed together, "
-                 "the default) or 0 (one pair at a time)",
-                 ef);
-        return SB_EXIT_USAGE;
-    }
-    st->fam_env = !ef || !strcmp(ef, "1");
     const char *ea = getenv("SB_ERI_FAM_ACC");
     const long acc = ea ? strtol(ea, &end, 10) : FAM_ACC;
     if (ea && (end == ea || *end || acc < 1 || acc > FAM_ACC)) {
@@ -978,13 +948,28 @@ int je_prepare(cu_state *st, const eri_batch *b)
     return SB_OK;
 }
 
+/* The member counts of a family segment's bra and ket pairs; returns their product. */
+int fam_members(const cu_state *st, const eri_segment *s, int *mb, int *mk)
+{
+    *mb = st->fams.ps.pair[st->fw.q[s->q0].P].nmem, *mk = st->fams.ps.pair[st->fw.q[s->q0].Q].nmem;
+    return *mb * *mk;
+}
+
+/* Whether class cls runs its family quartets instead of its segments of w: the path may be
+ * forced between runs (tests force one), and the family kernels are HGP. */
+bool fam_runs(const cu_state *st, const eri_worklist *w, int cls)
+{
+    if (!st->fam || !st->fam_ok[cls]) return false;
+    for (int k = 0; k < w->nseg; k++)
+        if (w->seg[k].cls == cls && w->seg[k].path != ERI_PATH_HGP) return false;
+    return true;
+}
+
 /* The family pairs, their quartets and members on the device, when the batch can use them. */
 int fam_prepare(cu_state *st, const eri_batch *b)
 {
-    if (!st->fam_env || b->mode != ERI_MODE_DIGEST || b->w->screen < 0) return SB_OK;
-    int rc = eri_families_build(b->bas, b->ps, &st->fams);
+    int rc = eri_families_prepare(b, "cuda", &st->fams, &st->fw);
     if (rc || st->fams.maxmem < 2) return rc;
-    if ((rc = eri_worklist_build(b->bas, &st->fams.ps, b->w->screen, &st->fw))) return rc;
     const eri_pairs *fp = &st->fams.ps;
     const size_t np = (size_t)(fp->npair ? fp->npair : 1);
     dev_pair *hp = static_cast<dev_pair *>(malloc(sizeof(dev_pair) * np));
@@ -1018,8 +1003,8 @@ int fam_prepare(cu_state *st, const eri_batch *b)
     bool multi[ERI_NCLASS] = {}, missing[ERI_NCLASS] = {};
     for (int k = 0; k < st->fw.nseg; k++) {
         const eri_segment *s = &st->fw.seg[k];
-        const int mb = fp->pair[st->fw.q[s->q0].P].nmem, mk = fp->pair[st->fw.q[s->q0].Q].nmem;
-        if (mb * mk == 1) continue;
+        int mb, mk;
+        if (fam_members(st, s, &mb, &mk) == 1) continue;
         multi[s->cls] = true;
         missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc);
     }
@@ -1190,7 +1175,6 @@ int seg_stream(const cu_state *st, int cap, long grid, int *next)
 int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *used, int *next)
 {
     const class_entry e = class_table(cls);
-    const eri_pairs *fp = &st->fams.ps;
     kargs a = base;
     a.q = st->fq, a.prim = st->fprim, a.pair = st->fpair, a.AB = st->fAB, a.mem = st->fmem, a.screen = st->fw.screen;
     a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
@@ -1199,9 +1183,8 @@ int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *us
         if (s.cls != cls) continue;
         const long n = s.q1 - s.q0;
         a.q0 = s.q0, a.n = n, a.nb = s.nb, a.nk = s.nk;
-        a.mb = fp->pair[st->fw.q[s.q0].P].nmem, a.mk = fp->pair[st->fw.q[s.q0].Q].nmem;
         shape sh;
-        if (a.mb * a.mk == 1) { /* a family of one on each side: the class's own kernel */
+        if (fam_members(st, &s, &a.mb, &a.mk) == 1) { /* a family of one on each side: the class's own kernel */
             s.path = ERI_PATH_HGP;
             sh = launch_shape(st, e, s);
         } else {
@@ -1237,11 +1220,8 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
     /* the streams start after s0's work so far (M cleared, densities) */
     int rc = class_fork(st, 0, s0, graph);
     if (rc) return rc;
-    /* the classes that run their family quartets instead of their segments: the path may be
-     * forced between runs, and the family kernels are HGP */
-    bool famc[ERI_NCLASS];
-    for (int c = 0; c < ERI_NCLASS; c++) st->fam_used[c] = false, famc[c] = st->fam && st->fam_ok[c];
-    for (int k = 0; k < w->nseg; k++) famc[w->seg[k].cls] &= w->seg[k].path == ERI_PATH_HGP;
+    bool famc[ERI_NCLASS]; /* the classes that run their family quartets instead of their segments */
+    for (int c = 0; c < ERI_NCLASS; c++) st->fam_used[c] = false, famc[c] = fam_runs(st, w, c);
     unsigned long long used = 0;
     int next = 0;
     kargs a = {};
@@ -1434,18 +1414,16 @@ int cu_launches(eri_batch *b, void *arr, int max)
     /* the largest family segment of (ss|ss), when the class ran them */
     long most = 0;
     int big = -1;
-    bool fam0 = st->fam && st->fam_ok[0]; /* as cu_enqueue decides (fam_used is set by a run) */
-    for (int k = 0; k < w->nseg; k++) fam0 &= w->seg[k].cls != 0 || w->seg[k].path == ERI_PATH_HGP;
+    int mb, mk;
+    const bool fam0 = fam_runs(st, w, 0); /* as cu_enqueue decides (fam_used is set by a run) */
     for (int k = 0; fam0 && k < st->fw.nseg; k++) {
         const eri_segment *s = &st->fw.seg[k];
-        const int mm = st->fams.ps.pair[st->fw.q[s->q0].P].nmem * st->fams.ps.pair[st->fw.q[s->q0].Q].nmem;
-        if (s->cls == 0 && mm > 1 && s->q1 - s->q0 > most) most = s->q1 - s->q0, big = k;
+        if (s->cls == 0 && fam_members(st, s, &mb, &mk) > 1 && s->q1 - s->q0 > most) most = s->q1 - s->q0, big = k;
     }
     if (big >= 0 && n < max) {
-        const eri_segment *s = &st->fw.seg[big];
+        fam_members(st, &st->fw.seg[big], &mb, &mk);
         int cb = 1, ck = 1;
-        const class_kernel_t fn = fam_pick(0, st->fams.ps.pair[st->fw.q[s->q0].P].nmem,
-                                           st->fams.ps.pair[st->fw.q[s->q0].Q].nmem, st->fam_acc, &cb, &ck);
+        const class_kernel_t fn = fam_pick(0, mb, mk, st->fam_acc, &cb, &ck);
         char name[64];
         snprintf(name, sizeof name, "eri_hgp family %dx%d (ss|ss)", cb, ck);
         const int block = class_table(0).block;
@@ -1506,8 +1484,8 @@ double cu_class_flops(eri_batch *b, int cls)
     for (int k = 0; k < st->fw.nseg; k++) {
         const eri_segment *s = &st->fw.seg[k];
         if (s->cls != cls) continue;
-        const int mb = st->fams.ps.pair[st->fw.q[s->q0].P].nmem, mk = st->fams.ps.pair[st->fw.q[s->q0].Q].nmem;
-        f += (double)(s->q1 - s->q0) * (mb * mk == 1 ? eri_quartet_flops(cls, ERI_PATH_HGP, s->nb, s->nk, st->pure)
+        int mb, mk;
+        f += (double)(s->q1 - s->q0) * (fam_members(st, s, &mb, &mk) == 1 ? eri_quartet_flops(cls, ERI_PATH_HGP, s->nb, s->nk, st->pure)
                                                      : fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc));
     }
     return f;

@@ -208,7 +208,7 @@ static inline int eri_pair_same_group(const eri_pair *a, const eri_pair *b)
  * few counts, so that the pairs of a class fall into few groups (pairs.c). */
 int eri_prim_bucket(int n, int full);
 
-/* ---- families of pairs that share their primitives (families.c; CUDA digest mode) ----
+/* ---- families of pairs that share their primitives (families.c; digest mode) ----------
  * Shells of one atom and one l on identical exponents (a generally contracted basis such as
  * cc-pVDZ: carbon's 1s and 2s) give pairs that differ only in their coefficients. A family
  * holds the pairs (ERI_FAM_MAXMEM at most) whose shells a and b are such shells of the same
@@ -228,6 +228,20 @@ typedef struct {
 } eri_families;
 int eri_families_build(const eri_basis *bs, const eri_pairs *src, eri_families *f);
 void eri_families_free(eri_families *f);
+struct eri_batch;
+/* The families of b's pairs and their worklist at b's screen, where a run can use them:
+ * digest mode, a worklist from eri_worklist_build (screen >= 0), a basis with shared
+ * exponents, SB_ERI_FAMILY not 0; else f->maxmem = 0 and both empty. SB_EXIT_USAGE for an
+ * SB_ERI_FAMILY other than 0 or 1 (who: the backend, in the message). */
+int eri_families_prepare(const struct eri_batch *b, const char *who, eri_families *f, eri_worklist *fw);
+/* VRR targets of a class with family code (ERI_GEN_FAM_CLASSES), else 0. */
+int eri_fam_targets(int cls);
+/* Flop model of a family quartet of mb x mk members whose primitive loop runs once per chunk
+ * of cb x ck members (gen/eri_gen_fam.py): per chunk the class's primitive-quartet body, its
+ * one add per target replaced by cb multiply-adds (2 flops each), 2 cb ck per target and ket
+ * primitive, and every member quartet's HRR and transform (the model's per-quartet part),
+ * digested or not. 0 for a class without family code. */
+double eri_fam_quartet_flops(int cls, int mb, int mk, int cb, int ck, int nb, int nk, int pure);
 
 /* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */
 /* D(i,j) = D(j,i) in [-1, 1) from splitmix64 of (seed, min, max), scaled by

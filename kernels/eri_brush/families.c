@@ -1,6 +1,7 @@
 /* eri_brush: families of shell pairs that share their primitive pairs (contract in eri.h).
- * The CUDA backend runs a family quartet's primitive loop once for all its member quartets
- * (eri_hgpf_*, gen/eri_gen_fam.py); here the families and their primitive data are built. */
+ * Both backends run a family quartet's primitive loop once for all its member quartets
+ * (eri_hgpf_* on CUDA, eri_hgpfv_* on the CPU's lanes; gen/eri_gen_fam.py); here the families
+ * and their primitive data are built. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,20 +82,16 @@ int eri_families_build(const eri_basis *bs, const eri_pairs *src, eri_families *
         kp[i] = (keyed){(long)set[p->a] * bs->nshell + set[p->b], (int)i};
     }
     qsort(kp, (size_t)np, sizeof *kp, by_key);
-    /* families: runs of one key, cut into pieces of at most ERI_FAM_MAXMEM */
-    long nf = 0;
+    /* families: runs of one key, cut into pieces of at most ERI_FAM_MAXMEM; a family keeps
+     * all of its first member's primitive pairs */
+    long nf = 0, nprim = 0;
     for (long i = 0, r = 0; i < np; i++, r++) {
         if (i && kp[i].key != kp[i - 1].key) r = 0;
-        nf += r % ERI_FAM_MAXMEM == 0;
+        if (r % ERI_FAM_MAXMEM == 0) nf++, nprim += src->pair[kp[i].pair].npp_full;
     }
     f->ps.npair = nf;
     f->ps.pair = calloc((size_t)(nf ? nf : 1), sizeof *f->ps.pair);
     f->mem = malloc(sizeof(int) * ERI_FAM_MAXMEM * (size_t)(nf ? nf : 1));
-    long nprim = 0;
-    for (long i = 0, r = 0; i < np; i++, r++) {
-        if (i && kp[i].key != kp[i - 1].key) r = 0;
-        if (r % ERI_FAM_MAXMEM == 0) nprim += src->pair[kp[i].pair].npp_full;
-    }
     f->ps.nprim = nprim;
     f->ps.prim = malloc(sizeof *f->ps.prim * (size_t)(nprim ? nprim : 1));
     f->ps.ij = malloc(sizeof(int) * (size_t)(nprim ? nprim : 1));
@@ -115,6 +112,27 @@ oom:
     eri_families_free(f);
     sb_error("eri_brush: out of memory for the pair families of %ld pairs", np);
     return SB_EXIT_RUNTIME;
+}
+
+int eri_families_prepare(const eri_batch *b, const char *who, eri_families *f, eri_worklist *fw)
+{
+    memset(f, 0, sizeof *f);
+    memset(fw, 0, sizeof *fw);
+    const char *e = getenv("SB_ERI_FAMILY");
+    if (e && strcmp(e, "0") && strcmp(e, "1")) {
+        sb_error("eri_brush %s: SB_ERI_FAMILY='%s': expected 1 (pairs that share primitives computed together, "
+                 "the default) or 0 (one pair at a time)",
+                 who, e);
+        return SB_EXIT_USAGE;
+    }
+    if ((e && !strcmp(e, "0")) || b->mode != ERI_MODE_DIGEST || b->w->screen < 0) return SB_OK;
+    int rc = eri_families_build(b->bas, b->ps, f);
+    if (!rc && f->maxmem >= 2) rc = eri_worklist_build(b->bas, &f->ps, b->w->screen, fw);
+    if (rc || f->maxmem < 2) {
+        eri_families_free(f);
+        eri_worklist_free(fw);
+    }
+    return rc;
 }
 
 void eri_families_free(eri_families *f)

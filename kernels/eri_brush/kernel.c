@@ -81,11 +81,12 @@ static double class_flops(eri_case *ec, double f[ERI_NCLASS])
     return total;
 }
 
-/* Per-class time of the last repetition and its rate from the flop model. */
-static void class_counters(eri_case *ec, sb_counters *cs)
+/* Per-class time of the last repetition and its rate from the flop model; returns the
+ * run's model flops. */
+static double class_counters(eri_case *ec, sb_counters *cs)
 {
     double t[ERI_NCLASS] = {0}, f[ERI_NCLASS];
-    class_flops(ec, f);
+    const double total = class_flops(ec, f);
     for (int k = 0; k < ec->b.w->nseg; k++) t[ec->b.w->seg[k].cls] += ec->b.seg_seconds[k];
     for (int k = 0; k < ERI_NCLASS; k++) {
         if (t[k] <= 0) continue;
@@ -98,6 +99,7 @@ static void class_counters(eri_case *ec, sb_counters *cs)
         snprintf(name, sizeof name, "gflops_%s", cl);
         sb_counter_set(cs, name, f[k] / t[k] * 1e-9, "GFLOP/s");
     }
+    return total;
 }
 
 static int ek_finish(sb_case *c)
@@ -132,11 +134,8 @@ static int ek_finish(sb_case *c)
         for (size_t i = 0; i < (size_t)(nbf * nbf); i++) ej += ec->M[i] * ec->D[i];
         sb_counter_set(cs, "coulomb_energy_trJD", ej, "hartree");
     }
-    class_counters(ec, cs);
-    if (sb_mpi_size() == 1) { /* the flops computed, where the backend shared work (families) */
-        double f[ERI_NCLASS];
-        c->work.flops = class_flops(ec, f);
-    }
+    const double flops = class_counters(ec, cs);
+    if (sb_mpi_size() == 1) c->work.flops = flops; /* the flops computed, where the backend shared work (families) */
     return SB_OK;
 }
 

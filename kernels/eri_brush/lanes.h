@@ -71,6 +71,13 @@ typedef struct {
     eri_v h;
 } eri_primv;
 
+/* a family pair's primitive pair with a lane per family quartet (eri_hgpfv_*): the shared
+ * data, and member m's coefficient in Kf[m] (eri_families.K) */
+typedef struct {
+    eri_primv v;
+    eri_v Kf[ERI_FAM_MAXMEM];
+} eri_primfv;
+
 #if ERI_W == 4
 /* With 4 lanes, rows of 4 doubles (one per lane) become columns (one per field) by a 4 x 4
  * transpose in registers: 4 loads and 8 shuffles where ERI_VBUILD takes 4 scalar loads and 4

@@ -20,6 +20,12 @@
  * quartet at a time (the lanes are bit-identical to eri_hgp_*). A chunk whose length is not
  * a multiple of ERI_W repeats its last quartet in the spare lanes and drops their blocks.
  *
+ * Pair families (eri_families, digest mode): a class whose pairs share primitives runs its
+ * family quartets instead of its segments, ERI_W at a time in lanes, all member quartets of
+ * a family quartet in one primitive loop (eri_hgpfv_*); each member quartet above the screen
+ * is then transformed and digested as the ordinary quartet would be. The class's family
+ * chunks hang from its first segment in the worklist, which takes their time.
+ *
  * Per-class times without barriers: each thread adds the time of its own chunks to its row
  * of per-segment thread-seconds, and segment k is given the share of the loop's wall time
  * that its thread-seconds have. A barrier after each segment (the first design) made every
@@ -34,6 +40,8 @@
 #include "eri_brush/dispatch.h"
 #include "eri_brush/eri.h"
 #include "eri_brush/eri_gen_code.h"
+#include "eri_brush/eri_gen_famv.h"
+#include "eri_brush/eri_gen_info.h"
 #include "eri_brush/eri_gen_vec.h"
 #include "eri_brush/jengine_host.h"
 #include "eri_brush/lanes.h"
@@ -44,13 +52,15 @@
 #define OMP_CHUNKS_PER_THREAD 48 /* enough to average the cost model's errors out */
 
 typedef struct {
-    int seg;
+    int seg; /* in the worklist, or (fam) in the family worklist */
+    int fam;
     long q0, q1;
 } omp_chunk;
 
 /* a thread's lane scratch: interleaved primitive pairs of ERI_W bras and kets, the blocks */
 typedef struct {
-    eri_primv *bra, *ket; /* maxpp each */
+    eri_primv *bra, *ket;    /* maxpp each */
+    eri_primfv *fbra, *fket; /* maxfpp each (families) */
     eri_v out[OMP_MAXBLK];
 } omp_lanes;
 
@@ -67,6 +77,11 @@ typedef struct {
     double *tseg;    /* nt rows of tstride: thread-seconds per segment */
     size_t tstride;  /* nseg rounded up to whole 64-byte lines */
     eri_je_host *je; /* when a segment runs the J engine (path=jeng) */
+    eri_families fams; /* maxmem 0: none (eri_families_prepare) */
+    eri_worklist fw;   /* the family quartets */
+    int maxfpp;        /* most primitive pairs of any family pair */
+    int pure;          /* some shell is pure (the flop model's transform) */
+    unsigned char famc[ERI_NCLASS]; /* the class runs its family quartets (omp_fam_classes) */
 } omp_state;
 
 typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const double *,
@@ -74,36 +89,50 @@ typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const d
 typedef void (*omp_sph_fn)(const double *, double *);
 typedef void (*omp_genv_fn)(const eri_primv *, int, const eri_primv *, int, const eri_v *,
                             const eri_v *, const double *, eri_v *ERI_RESTRICT);
+typedef void (*omp_genfv_fn)(const eri_primfv *, int, const eri_primfv *, int, int, int, int, int,
+                             const eri_v *, const eri_v *, const double *, eri_v *ERI_RESTRICT);
 
-/* Whether quartet i's block goes through the spherical transform. */
-static inline int omp_pure(const eri_batch *b, long i, int has_d)
+/* Whether the block of quartet (P|Q) goes through the spherical transform. */
+static inline int omp_pure_pairs(const eri_batch *b, const eri_pair *P, const eri_pair *Q, int has_d)
 {
-    const eri_pair *P = &b->ps->pair[b->w->q[i].P], *Q = &b->ps->pair[b->w->q[i].Q];
     const eri_shell *sh = b->bas->sh;
     return has_d && (sh[P->a].pure | sh[P->b].pure | sh[Q->a].pure | sh[Q->b].pure);
 }
 
-/* Quartet i's Cartesian block is in cart (or, store mode without a transform, already in
- * place): transform it where pure (omp_pure), then store it or digest it into M. */
+static inline int omp_pure(const eri_batch *b, long i, int has_d)
+{
+    return omp_pure_pairs(b, &b->ps->pair[b->w->q[i].P], &b->ps->pair[b->w->q[i].Q], has_d);
+}
+
+/* The Cartesian block of quartet (P|Q) is in cart (or, store mode without a transform,
+ * already in place): transform it where pure (omp_pure), then store it at dst (store mode)
+ * or digest it into M; other: P and Q are different pairs. */
 static inline __attribute__((always_inline)) void
-omp_finish(const eri_batch *b, long i, int pure, double *M, double *cart, double *sph,
-           omp_sph_fn tosph)
+omp_finish_pairs(const eri_batch *b, const eri_pair *P, const eri_pair *Q, int other, double *dst, int pure,
+                 double *M, double *cart, double *sph, omp_sph_fn tosph)
 {
     const eri_basis *bas = b->bas;
-    const eri_worklist *w = b->w;
-    const eri_pair *P = &b->ps->pair[w->q[i].P], *Q = &b->ps->pair[w->q[i].Q];
     const eri_shell *A = &bas->sh[P->a], *B = &bas->sh[P->b];
     const eri_shell *C = &bas->sh[Q->a], *D = &bas->sh[Q->b];
     const int store = b->mode == ERI_MODE_STORE;
     double *blk = cart;
     if (pure) {
-        blk = store ? b->store + w->store_off[i] : sph;
+        blk = store ? dst : sph;
         tosph(cart, blk);
     }
     if (!store)
         eri_digest_block(blk, A->nbf, B->nbf, C->nbf, D->nbf, A->bf0, B->bf0, C->bf0, D->bf0,
-                         P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0,
-                         w->q[i].P != w->q[i].Q, b->D, bas->nbf, M);
+                         P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0, other, b->D, bas->nbf, M);
+}
+
+/* The same for quartet i of the worklist. */
+static inline __attribute__((always_inline)) void
+omp_finish(const eri_batch *b, long i, int pure, double *M, double *cart, double *sph,
+           omp_sph_fn tosph)
+{
+    const eri_worklist *w = b->w;
+    omp_finish_pairs(b, &b->ps->pair[w->q[i].P], &b->ps->pair[w->q[i].Q], w->q[i].P != w->q[i].Q,
+                     b->mode == ERI_MODE_STORE ? b->store + w->store_off[i] : NULL, pure, M, cart, sph, tosph);
 }
 
 /* One chunk of one segment of class (la lb|lc ld). The class is a literal at every call
@@ -171,6 +200,84 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
     }
 }
 
+/* dst[j] = the primitive pair j of family pair f[l] in lane l, with the members'
+ * coefficients */
+static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, int nmem, eri_primfv *dst)
+{
+    const eri_prim *src[ERI_W];
+    for (int j = 0; j < n; j++) {
+        long pp[ERI_W];
+        for (int l = 0; l < ERI_W; l++) {
+            pp[l] = fs->ps.pair[f[l]].pp0 + j;
+            src[l] = fs->ps.prim + pp[l];
+        }
+        eri_primv_gather(&dst[j].v, src);
+        for (int m = 0; m < nmem; m++) {
+#define OMP_K(l) fs->K[ERI_FAM_MAXMEM * pp[l] + m]
+            dst[j].Kf[m] = ERI_VBUILD(OMP_K);
+#undef OMP_K
+        }
+    }
+}
+
+/* Family quartets q0..q1 of segment sg of the family worklist, ERI_W at a time: every
+ * member quartet of a lane in one primitive loop (gen), then each one that the worklist
+ * holds (above the screen; within one family each unordered pair of members once) is
+ * transformed and digested as the ordinary quartet would be. Digest mode only. */
+static inline __attribute__((always_inline)) void
+omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long q0, long q1, double *M,
+            double *cart, double *sph, omp_lanes *ln, omp_genfv_fn gen, omp_sph_fn tosph, int has_d, int nblk)
+{
+    const eri_families *fs = &st->fams;
+    const eri_worklist *fw = &st->fw;
+    const int nb = sg->nb, nk = sg->nk;
+    const int mb = fs->ps.pair[fw->q[sg->q0].P].nmem, mk = fs->ps.pair[fw->q[sg->q0].Q].nmem;
+    for (long i0 = q0; i0 < q1; i0 += ERI_W) {
+        long P[ERI_W], Q[ERI_W];
+        for (int l = 0; l < ERI_W; l++) {
+            const long i = i0 + l < q1 ? i0 + l : q1 - 1;
+            P[l] = fw->q[i].P, Q[l] = fw->q[i].Q;
+        }
+        omp_fam_gather(fs, P, nb, mb, ln->fbra);
+        omp_fam_gather(fs, Q, nk, mk, ln->fket);
+        eri_v AB[3], CD[3];
+        for (int c = 0; c < 3; c++) {
+#define OMP_AB(l) fs->ps.pair[P[l]].AB[c]
+#define OMP_CD(l) fs->ps.pair[Q[l]].AB[c]
+            AB[c] = ERI_VBUILD(OMP_AB);
+            CD[c] = ERI_VBUILD(OMP_CD);
+#undef OMP_AB
+#undef OMP_CD
+        }
+        gen(ln->fbra, nb, ln->fket, nk, mb, mk, 0, 0, AB, CD, b->boys, ln->out);
+        const double *lanes = (const double *)ln->out;
+        for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
+            const int *mp = fs->mem + ERI_FAM_MAXMEM * P[l], *mq = fs->mem + ERI_FAM_MAXMEM * Q[l];
+            for (int i = 0; i < mb; i++)
+                for (int j = 0; j < mk; j++) {
+                    const eri_pair *A = &b->ps->pair[mp[i]], *B = &b->ps->pair[mq[j]];
+                    if ((P[l] == Q[l] && i < j) || !(A->schwarz * B->schwarz >= fw->screen)) continue;
+                    const double *src = lanes + (size_t)(i * mk + j) * nblk * ERI_W + l;
+                    for (int n = 0; n < nblk; n++) cart[n] = src[(size_t)n * ERI_W];
+                    omp_finish_pairs(b, A, B, mp[i] != mq[j], NULL, omp_pure_pairs(b, A, B, has_d), M, cart, sph,
+                                     tosph);
+                }
+        }
+    }
+}
+
+#define OMP_FAM_CLASS(cls, la, lb, lc, ld, nt)                                                      \
+    static void omp_fam_##la##lb##lc##ld(const eri_batch *b, const omp_state *st, const eri_segment *sg, \
+                                         long q0, long q1, double *M, double *cart, double *sph,    \
+                                         omp_lanes *ln)                                             \
+    {                                                                                               \
+        omp_run_fam(b, st, sg, q0, q1, M, cart, sph, ln, eri_hgpfv_##la##lb##lc##ld,                \
+                    ERI_GEN_FN(sph, la, lb, lc, ld), la == 2 || lc == 2,                            \
+                    ERI_NCART(la) * ERI_NCART(lb) * ERI_NCART(lc) * ERI_NCART(ld));                 \
+    }
+ERI_GEN_FAM_CLASSES(OMP_FAM_CLASS)
+#undef OMP_FAM_CLASS
+
 #define OMP_CLASS(cls, la, lb, lc, ld)                                                         \
     static void omp_chunk_##la##lb##lc##ld(const eri_batch *b, const eri_segment *sg, long q0, \
                                            long q1, double *M, double *cart, double *sph,      \
@@ -191,6 +298,19 @@ ERI_GEN_CLASSES(OMP_CLASS)
 static int omp_chunk_run(const eri_batch *b, const omp_state *st, const omp_chunk *c, int t, double *M,
                          double *scr, omp_lanes *ln)
 {
+    if (c->fam) {
+        const eri_segment *sg = &st->fw.seg[c->seg];
+        switch (sg->cls) {
+#define OMP_FAM_CASE(cls, la, lb, lc, ld, nt)                                                        \
+    case cls:                                                                                        \
+        omp_fam_##la##lb##lc##ld(b, st, sg, c->q0, c->q1, M, scr, scr + OMP_MAXBLK, ln);             \
+        return 1;
+            ERI_GEN_FAM_CLASSES(OMP_FAM_CASE)
+#undef OMP_FAM_CASE
+        default:
+            return 0;
+        }
+    }
     const eri_segment *sg = &b->w->seg[c->seg];
     if (sg->path == ERI_PATH_JENG) {
         if (!st->je) return 0; /* store mode: the J engine forms no integrals */
@@ -208,42 +328,99 @@ static int omp_chunk_run(const eri_batch *b, const omp_state *st, const omp_chun
 }
 
 /* ---- work split ------------------------------------------------------------------- */
+/* Model flops of one quartet of segment sg (fam: of the family worklist). */
+static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int pure)
+{
+    if (!fam) return eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
+    const int mb = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem, mk = st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
+    return eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
+}
+
+/* Which classes run their family quartets: those with family code whose family segments
+ * have several members somewhere, whose blocks fit the lane scratch, and whose segments
+ * in the worklist are all HGP (a forced path keeps the class's own code). */
+static void omp_fam_classes(const eri_batch *b, omp_state *st)
+{
+    if (st->fams.maxmem < 2) return;
+    unsigned char multi[ERI_NCLASS] = {0}, fits[ERI_NCLASS];
+    memset(fits, 1, sizeof fits);
+    for (int k = 0; k < st->fw.nseg; k++) {
+        const eri_segment *sg = &st->fw.seg[k];
+        const eri_class_info *ci = eri_class(sg->cls);
+        const int mm = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem * st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
+        multi[sg->cls] |= mm > 1;
+        fits[sg->cls] &= (long)mm * ERI_NCART(ci->la) * ERI_NCART(ci->lb) * ERI_NCART(ci->lc) * ERI_NCART(ci->ld) <=
+                         OMP_MAXBLK;
+    }
+    for (int c = 0; c < ERI_NCLASS; c++) st->famc[c] = eri_fam_targets(c) > 0 && multi[c] && fits[c];
+    for (int k = 0; k < b->w->nseg; k++) st->famc[b->w->seg[k].cls] &= b->w->seg[k].path == ERI_PATH_HGP;
+}
+
+/* The run's segments in the order the threads take them: the worklist's, a family class's
+ * family segments in place of its first segment and none for its others. u[n] = {segment,
+ * fam, worklist segment that takes the time}; returns n. */
+typedef struct {
+    int seg, fam, wseg;
+} omp_unit;
+static int omp_units(const eri_batch *b, const omp_state *st, omp_unit *u)
+{
+    unsigned char seen[ERI_NCLASS] = {0};
+    int n = 0;
+    for (int k = 0; k < b->w->nseg; k++) {
+        const int cls = b->w->seg[k].cls;
+        if (!st->famc[cls]) {
+            u[n++] = (omp_unit){k, 0, k};
+        } else if (!seen[cls]) {
+            seen[cls] = 1;
+            for (int j = 0; j < st->fw.nseg; j++)
+                if (st->fw.seg[j].cls == cls) u[n++] = (omp_unit){j, 1, k};
+        }
+    }
+    return n;
+}
+
 static int omp_split(const eri_batch *b, omp_state *st)
 {
     const eri_worklist *w = b->w;
-    int pure = 0;
-    for (int s = 0; s < b->bas->nshell; s++) pure |= b->bas->sh[s].pure;
+    const int pure = st->pure;
+    omp_fam_classes(b, st);
+    omp_unit *u = malloc(sizeof *u * (size_t)(w->nseg + st->fw.nseg + 1));
+    st->seg_c0 = malloc(sizeof(int) * (size_t)(w->nseg + 1));
+    if (!u || !st->seg_c0) {
+        free(u);
+        return SB_EXIT_RUNTIME;
+    }
+    const int nu = omp_units(b, st, u);
     double total = 0;
-    for (int k = 0; k < w->nseg; k++) {
-        const eri_segment *sg = &w->seg[k];
-        total += (double)(sg->q1 - sg->q0) * eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
+    for (int k = 0; k < nu; k++) {
+        const eri_segment *sg = u[k].fam ? &st->fw.seg[u[k].seg] : &w->seg[u[k].seg];
+        total += (double)(sg->q1 - sg->q0) * omp_cost(st, sg, u[k].fam, pure);
     }
     const double target = total / ((double)st->nt * OMP_CHUNKS_PER_THREAD) + 1.0;
     long n = 0;
-    st->seg_c0 = malloc(sizeof(int) * (size_t)(w->nseg + 1));
-    if (!st->seg_c0) return SB_EXIT_RUNTIME;
-    /* two passes: count, then fill */
+    /* two passes: count, then fill; a worklist segment's chunks are those of its units */
     for (int pass = 0; pass < 2; pass++) {
         n = 0;
-        for (int k = 0; k < w->nseg; k++) {
-            const eri_segment *sg = &w->seg[k];
-            const long nq = sg->q1 - sg->q0;
-            const double cost = eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
-            long nc = (long)((double)nq * cost / target) + 1;
-            if (nc > nq) nc = nq > 0 ? nq : 1;
+        for (int k = 0, j = 0; k < w->nseg; k++) {
             if (pass) st->seg_c0[k] = (int)n;
-            for (long c = 0; c < nc; c++, n++)
-                if (pass) {
-                    st->ch[n].seg = k;
-                    st->ch[n].q0 = sg->q0 + nq * c / nc;
-                    st->ch[n].q1 = sg->q0 + nq * (c + 1) / nc;
-                }
+            for (; j < nu && u[j].wseg == k; j++) {
+                const eri_segment *sg = u[j].fam ? &st->fw.seg[u[j].seg] : &w->seg[u[j].seg];
+                const long nq = sg->q1 - sg->q0;
+                long nc = (long)((double)nq * omp_cost(st, sg, u[j].fam, pure) / target) + 1;
+                if (nc > nq) nc = nq > 0 ? nq : 1;
+                for (long c = 0; c < nc; c++, n++)
+                    if (pass) st->ch[n] = (omp_chunk){u[j].seg, u[j].fam, sg->q0 + nq * c / nc, sg->q0 + nq * (c + 1) / nc};
+            }
         }
         if (!pass) {
             st->ch = malloc(sizeof *st->ch * (size_t)(n ? n : 1));
-            if (!st->ch) return SB_EXIT_RUNTIME;
+            if (!st->ch) {
+                free(u);
+                return SB_EXIT_RUNTIME;
+            }
         }
     }
+    free(u);
     st->seg_c0[w->nseg] = (int)n;
     st->nchunk = n;
     return SB_OK;
@@ -266,6 +443,8 @@ static void omp_release(eri_batch *b)
     free(st->seg_c0);
     sb_aligned_free(st->tseg);
     eri_je_host_free(st->je);
+    eri_families_free(&st->fams);
+    eri_worklist_free(&st->fw);
     free(st);
     b->dev = NULL;
 }
@@ -283,6 +462,14 @@ static int omp_prepare(eri_batch *b)
     st->ln = calloc((size_t)st->nt, sizeof *st->ln);
     for (long k = 0; k < b->ps->npair; k++)
         if (b->ps->pair[k].npp > st->maxpp) st->maxpp = b->ps->pair[k].npp;
+    for (int s = 0; s < b->bas->nshell; s++) st->pure |= b->bas->sh[s].pure;
+    const int rc = eri_families_prepare(b, "openmp_simd", &st->fams, &st->fw);
+    if (rc) {
+        omp_release(b);
+        return rc;
+    }
+    for (long k = 0; k < st->fams.ps.npair; k++)
+        if (st->fams.ps.pair[k].npp > st->maxfpp) st->maxfpp = st->fams.ps.pair[k].npp;
     st->tstride = ((size_t)b->w->nseg + 7) & ~(size_t)7;
     st->tseg = sb_aligned_alloc(sizeof(double) * st->tstride * (size_t)st->nt + 64);
     if (!st->Mt || !st->scr || !st->ln || !st->tseg || omp_split(b, st)) goto oom;
@@ -292,12 +479,15 @@ static int omp_prepare(eri_batch *b)
     {
         const int t = omp_get_thread_num();
         st->scr[t] = sb_aligned_alloc(2 * OMP_MAXBLK * sizeof(double));
-        /* one allocation: the block array first (its alignment), then bras and kets */
-        const size_t npv = (size_t)(st->maxpp > 0 ? st->maxpp : 1);
-        st->ln[t] = sb_aligned_alloc(sizeof(omp_lanes) + 2 * npv * sizeof(eri_primv));
+        /* one allocation: the block array first (its alignment), then bras and kets, then the
+         * families' */
+        const size_t npv = (size_t)(st->maxpp > 0 ? st->maxpp : 1), nfv = (size_t)st->maxfpp;
+        st->ln[t] = sb_aligned_alloc(sizeof(omp_lanes) + 2 * npv * sizeof(eri_primv) + 2 * nfv * sizeof(eri_primfv));
         if (st->ln[t]) {
             st->ln[t]->bra = (eri_primv *)(st->ln[t] + 1);
             st->ln[t]->ket = st->ln[t]->bra + npv;
+            st->ln[t]->fbra = (eri_primfv *)(st->ln[t]->ket + npv);
+            st->ln[t]->fket = st->ln[t]->fbra + nfv;
         }
         if (b->mode == ERI_MODE_DIGEST) {
             st->Mt[t] = sb_aligned_alloc(st->nbf2 * sizeof(double) + 64);
@@ -372,6 +562,19 @@ static int omp_run(eri_batch *b)
     return SB_OK;
 }
 
+/* The model flops of a class that ran its family quartets (else -1). */
+static double omp_class_flops(eri_batch *b, int cls)
+{
+    const omp_state *st = b->dev;
+    if (!st || cls < 0 || cls >= ERI_NCLASS || !st->famc[cls]) return -1;
+    double f = 0;
+    for (int k = 0; k < st->fw.nseg; k++) {
+        const eri_segment *sg = &st->fw.seg[k];
+        if (sg->cls == cls) f += (double)(sg->q1 - sg->q0) * omp_cost(st, sg, 1, st->pure);
+    }
+    return f;
+}
+
 static int omp_download(eri_batch *b)
 {
     (void)b; /* M and store are host memory, written in place */
@@ -384,5 +587,5 @@ const eri_ops eri_ops_openmp_simd = {
     .download = omp_download,
     .release = omp_release,
     .launches = NULL,
-    .class_flops = NULL,
+    .class_flops = omp_class_flops,
 };

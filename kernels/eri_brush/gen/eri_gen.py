@@ -6,7 +6,8 @@ For every shell-quartet class (la lb|lc ld) it emits, into <out>/eri_gen_code.h:
   eri_md_<la><lb><lc><ld>   McMurchie-Davidson Hermite expansion per primitive quartet
   eri_sph_<la><lb><lc><ld>  Cartesian -> real solid harmonics for the l >= 2 shells
 into <out>/eri_gen_fam.h the family version of the HGP functions of the classes that may have
-several members per pair (eri_hgpf_*, CUDA: gen/eri_gen_fam.py), into <out>/eri_gen_vec.h the lane-vector twin of every HGP function (eri_hgpv_*, CPU
+several members per pair (eri_hgpf_*, CUDA: gen/eri_gen_fam.py), into <out>/eri_gen_famv.h
+their lane twins (eri_hgpfv_*, CPU SIMD), into <out>/eri_gen_vec.h the lane-vector twin of every HGP function (eri_hgpv_*, CPU
 SIMD: gen/eri_gen_vec.py, lanes.h), and into <out>/eri_gen_info.h the class list and the
 flop counts of the emitted code.
 
@@ -23,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from eri_gen_common import FLOP_DIV, FLOP_SQRT, boys_flops  # noqa: E402
-from eri_gen_fam import gen_hgp_fam, targets_of  # noqa: E402
+from eri_gen_fam import famv, gen_hgp_fam, targets_of  # noqa: E402
 from eri_gen_hgp import gen_hgp  # noqa: E402
 from eri_gen_md import gen_md  # noqa: E402
 from eri_gen_sph import gen_sph  # noqa: E402
@@ -79,6 +80,14 @@ def main():
             "#define ERI_GEN_CLASSES(X) \\\n"]
     info += ["    X(%d, %d, %d, %d, %d) \\\n" % r[:5] for r in info_rows]
     info.append("\n\n")
+    # the family class list is C, for both backends
+    fam_cls = [r for r in cls_list if sum(r[1:]) <= FAM_LMAX and (r[2] == 0 or r[4] == 0)]
+    info.append("/* The classes with family code (eri_hgpf_*, eri_hgpfv_*): L <= %d (the GPU's J engine takes\n"
+                " * the rest in digest mode) and an s shell in a pair, the only shells that share exponents\n"
+                " * in the shipped bases; X(cls, la, lb, lc, ld, VRR targets). */\n"
+                "#define ERI_GEN_FAM_CLASSES(X) \\\n" % FAM_LMAX)
+    info += ["    X(%d, %d, %d, %d, %d, %d) \\\n" % (r + (targets_of(*r[1:]),)) for r in fam_cls]
+    info.append("\n\n")
     info.append(
         "/* Flop model: the generator counts the operations of the code it emitted. Each +, -, *\n"
         " * of doubles is 1 (negation 0); a division is ERI_GEN_FLOPS_DIV, a sqrt\n"
@@ -109,18 +118,18 @@ def main():
     info.append("};\n#endif\n\n#endif\n")
 
     fam = [banner, "#ifndef ERI_GEN_FAM_H\n#define ERI_GEN_FAM_H\n\n",
-           "/* eri_hgpf_*: gen/eri_gen_fam.py. The classes with L <= %d (the GPU's J engine takes the\n"
-           " * rest in digest mode) that have an s shell in a pair, the only shells that share\n"
-           " * exponents in the shipped bases; X(cls, la, lb, lc, ld, VRR targets). */\n" % FAM_LMAX,
-           "#define ERI_GEN_FAM_CLASSES(X) \\\n"]
-    fam_cls = [r for r in cls_list if sum(r[1:]) <= FAM_LMAX and (r[2] == 0 or r[4] == 0)]
-    fam += ["    X(%d, %d, %d, %d, %d, %d) \\\n" % (r + (targets_of(*r[1:]),)) for r in fam_cls]
-    fam.append("\n\n")
-    fam += [gen_hgp_fam(*r[1:]) + "\n" for r in fam_cls]
+           "/* eri_hgpf_*: gen/eri_gen_fam.py, for ERI_GEN_FAM_CLASSES (eri_gen_info.h). */\n\n"]
+    famv_ = [banner, "#ifndef ERI_GEN_FAMV_H\n#define ERI_GEN_FAMV_H\n\n",
+             "#include \"eri_brush/lanes.h\"\n\n",
+             "/* eri_hgpfv_*: eri_hgpf_* on ERI_W family quartets at once, one per lane (lanes.h). */\n\n"]
+    for r in fam_cls:
+        t = gen_hgp_fam(*r[1:])
+        fam.append(t + "\n")
+        famv_.append(famv(*r[1:], t) + "\n")
     fam.append("#endif\n")
-
+    famv_.append("#endif\n")
     for name, parts in (("eri_gen_code.h", code), ("eri_gen_vec.h", vec), ("eri_gen_info.h", info),
-                        ("eri_gen_fam.h", fam)):
+                        ("eri_gen_fam.h", fam), ("eri_gen_famv.h", famv_)):
         path = os.path.join(args.out, name)
         text = "".join(parts)
         # an unchanged file keeps its time stamp, so make rebuilds only what depends on a change

@@ -1,4 +1,4 @@
-"""HGP class code for families of shell pairs that share their primitives (CUDA only).
+"""HGP class code for families of shell pairs that share their primitives.
 
 A generally contracted basis (cc-pVXZ) gives an atom several shells of one l on the same
 exponents (cc-pVDZ carbon: 1s and 2s on the same eight), so the pairs of two such shells,
@@ -9,9 +9,15 @@ members times CK ket members: the prefactor without the coefficients, then the b
 coefficients in the inner loop (CB multiply-adds per target), the ket ones once per ket
 primitive. The primitive work, Boys function included, is shared by CB x CK contracted
 quartets; each then takes the class's HRR. ob, ok: the first bra and ket member.
-out: CB x CK Cartesian blocks, [cb][ck][block]. Ket primitives outside (ERI_KET_OUTER 1)."""
+out: CB x CK Cartesian blocks, [cb][ck][block]. Ket primitives outside (ERI_KET_OUTER 1).
+
+famv(): the CPU's lane twin eri_hgpfv_* (ERI_W family quartets, one per lane, lanes.h), derived
+from the CUDA text: CB and CK become arguments, the accumulators arrays of ERI_FAM_MAXMEM."""
+import re
+
 from eri_gen_common import cart_list, ncart, tag
 from eri_gen_hgp import ab_cd_defs, hgp_choice, hrr
+from eri_gen_vec import check, lanes
 
 _PREF = "const double pref = ERI_PF(b, K) * ERI_PF(k, K) * spq;"
 
@@ -73,3 +79,28 @@ def gen_hgp_fam(la, lb, lc, ld):
         o.append("            o[%d] = %s;\n" % (i, val))
     o.append("        }\n}\n")
     return "".join(o)
+
+
+_FAMV_SUBS = [
+    (re.compile(r"^ *#pragma unroll\n", re.M), ""),
+    (re.compile(r"\bdouble (s\w+)\[CB\]\[CK\];"), r"eri_v \1[ERI_FAM_MAXMEM][ERI_FAM_MAXMEM];"),
+    (re.compile(r"\bdouble (t\w+)\[CB\];"), r"eri_v \1[ERI_FAM_MAXMEM];"),
+    (re.compile(r"(\w+\[f[bk]\](?:\[fk\])?) = 0\.0;"), r"\1 = ERI_V_ZERO;"),
+    (re.compile(r"ERI_PRIMS (\w) = ERI_PRIM_AT\((\w+), (\w+)\);"), r"const eri_primfv *\1 = \2 + \3;"),
+    (re.compile(r"ERI_PFK\((\w), (o[bk] \+ f[bk])\)"), r"\1->Kf[\2]"),
+    (re.compile(r"\bdouble \*ERI_RESTRICT o = "), "eri_v *ERI_RESTRICT o = "),
+]
+
+
+def famv(la, lb, lc, ld, text):
+    """The eri_hgpfv_ text from the eri_hgpf_ text of the same class."""
+    head, brace, body = text.partition("{\n")
+    assert head.startswith("template <int CB, int CK>\n__device__ static inline void eri_hgpf_"), head
+    sig = ("static inline void eri_hgpfv_%d%d%d%d(const eri_primfv *bra, int nb, const eri_primfv *ket, int nk,\n"
+           "    const int CB, const int CK, int ob, int ok, const eri_v *AB, const eri_v *CD, const double *boys_table,\n"
+           "    eri_v *ERI_RESTRICT out)\n" % (la, lb, lc, ld))
+    for pat, rep in _FAMV_SUBS:
+        body = pat.sub(rep, body)
+    body = lanes(body, "v.")
+    check(body, (la, lb, lc, ld))
+    return sig + brace + body

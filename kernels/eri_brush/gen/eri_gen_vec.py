@@ -13,6 +13,8 @@ _SUBS = [
     (re.compile(r"ERI_PRIMS (\w) = ERI_PRIM_AT\((\w+), (\w+)\);"), r"const eri_primv *\1 = \2 + \3;"),
     (re.compile(r"ERI_PF\((\w), (\w+)\)"), r"\1->\2"),
     (re.compile(r"ERI_PV\((\w), (\w+), (\d)\)"), r"\1->\2[\3]"),
+]
+_SUBS_ARITH = [
     (re.compile(r"\bconst double (\w+) = "), r"const eri_v \1 = "),
     (re.compile(r"^(\s*)double (s\w+) = 0\.0;", re.M), r"\1eri_v \2 = ERI_V_ZERO;"),
     (re.compile(r"double F\[(\d+)\];"), r"eri_v F[\1];"),
@@ -29,9 +31,22 @@ def vectorise(la, lb, lc, ld, text):
     sig = ("static inline void eri_hgpv_%d%d%d%d(const eri_primv *bra, int nb, "
            "const eri_primv *ket, int nk,\n    const eri_v *AB, const eri_v *CD, "
            "const double *boys_table, eri_v *ERI_RESTRICT out)\n" % (la, lb, lc, ld))
-    for pat, rep in _SUBS:
-        body = pat.sub(rep, body)
-    # nothing of the scalar interface may survive
-    left = re.findall(r"\bdouble\b|ERI_PRIMS|ERI_P[FV]\(|\beri_boys\(", body)
-    assert not left, (la, lb, lc, ld, left[:3])
+    body = lanes(body)
+    check(body, (la, lb, lc, ld))
     return sig + brace + body
+
+
+def lanes(text, field=""):
+    """Scalar class code as lane code; field: the path of the eri_primv inside the primitive
+    struct the code is given ("v." for the families' eri_primfv)."""
+    for pat, rep in _SUBS:
+        text = pat.sub(rep.replace("->", "->" + field), text)
+    for pat, rep in _SUBS_ARITH:
+        text = pat.sub(rep, text)
+    return text
+
+
+def check(text, what):
+    """Nothing of the scalar interface may survive."""
+    left = re.findall(r"\bdouble\b|ERI_PRIMS|ERI_P[FV]K?\(|\beri_boys\(", text)
+    assert not left, (what, left[:3])
