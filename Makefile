@@ -86,8 +86,10 @@ ERI_GEN  := $(BUILD)/gen/eri_brush/eri_gen_code.h $(BUILD)/gen/eri_brush/eri_gen
 $(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
 	@mkdir -p $(@D)
 	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)
-$(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): $(ERI_GEN)
-$(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: $(ERI_GEN)
+# order-only: generated before they compile; which header each one includes its .d file tells
+# (the generator rewrites only changed files, so an object rebuilds only for its own headers)
+$(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): | $(ERI_GEN)
+$(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: | $(ERI_GEN)
 
 # dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
 DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h

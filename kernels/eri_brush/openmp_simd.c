@@ -336,9 +336,18 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
     return eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
 }
 
-/* Which classes run their family quartets: those with family code whose family segments
- * have several members somewhere, whose blocks fit the lane scratch, and whose segments
- * in the worklist are all HGP (a forced path keeps the class's own code). */
+/* Which classes run their family quartets: those with family code of at most
+ * OMP_FAM_MAXNT VRR targets whose family segments have several members somewhere, whose
+ * blocks fit the lane scratch, and whose segments in the worklist are all HGP (a forced path
+ * keeps the class's own code). Why the cap: measured on the H100 machine's 16 cores,
+ * taxol/cc-pVDZ, s per class one pair at a time -> as families (results/h100/eri_ompfam/
+ * log-call1.txt): (ss|ss) 4.89 -> 2.88, (ps|ss) 11.43 -> 9.49, (ds|ss) 3.81 -> 3.10 (1, 3 and 6
+ * targets); even at 9, (ps|ps) 8.60 -> 8.50 and (pp|ss) 3.92 -> 3.96; slower above: (pp|ps)
+ * 6.50 -> 7.90, (ds|ps) 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48
+ * and 54 targets). The family code ran at 40-57 model GFLOP/s there against 63-105 for the
+ * one-pair code (a micro-benchmark of (pp|ps) with two members, data in cache, ran it twice as
+ * fast as two one-pair calls: not understood). */
+#define OMP_FAM_MAXNT 9
 static void omp_fam_classes(const eri_batch *b, omp_state *st)
 {
     if (st->fams.maxmem < 2) return;
@@ -352,7 +361,8 @@ static void omp_fam_classes(const eri_batch *b, omp_state *st)
         fits[sg->cls] &= (long)mm * ERI_NCART(ci->la) * ERI_NCART(ci->lb) * ERI_NCART(ci->lc) * ERI_NCART(ci->ld) <=
                          OMP_MAXBLK;
     }
-    for (int c = 0; c < ERI_NCLASS; c++) st->famc[c] = eri_fam_targets(c) > 0 && multi[c] && fits[c];
+    for (int c = 0; c < ERI_NCLASS; c++)
+        st->famc[c] = eri_fam_targets(c) > 0 && eri_fam_targets(c) <= OMP_FAM_MAXNT && multi[c] && fits[c];
     for (int k = 0; k < b->w->nseg; k++) st->famc[b->w->seg[k].cls] &= b->w->seg[k].path == ERI_PATH_HGP;
 }
 
