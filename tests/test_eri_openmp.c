@@ -259,8 +259,9 @@ static void test_f_store_refused(void **state)
  * With them (the default) and without (SB_ERI_FAMILY=0) M agrees with the reference's, at
  * the worklist's screen and at a coarse one (the member quartets of a family quartet then
  * fall on both sides of it); (ss|ss) reports its own flops only when its families ran, and
- * fewer than one pair at a time; store mode runs no families; a bad SB_ERI_FAMILY stops
- * prepare. */
+ * fewer than one pair at a time; the same with families for every class with family code
+ * (SB_ERI_FAM_MAXNT=64); store mode runs no families; a bad SB_ERI_FAMILY or
+ * SB_ERI_FAM_MAXNT stops prepare. */
 static void check_families_at(const tcase *c, const char *what)
 {
     const size_t n = (size_t)c->bas.nbf * c->bas.nbf;
@@ -296,6 +297,9 @@ static void test_families(void **state)
     assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 1e-7, &j.w), SB_OK);
     check_families_at(&j, "families, screen 1e-7");
     eri_worklist_free(&j.w);
+    setenv("SB_ERI_FAM_MAXNT", "64", 1); /* every class with family code, not only the default's */
+    check_families_at(c, "families of every class, screen 1e-12");
+    unsetenv("SB_ERI_FAM_MAXNT");
     double fst = 0;
     double *st = run_ops_flops(&eri_ops_openmp_simd, c, ERI_MODE_STORE, 2, 0, &fst);
     assert_true(fst < 0);
@@ -310,6 +314,10 @@ static void test_families(void **state)
     assert_int_equal(eri_ops_openmp_simd.prepare(&b), SB_EXIT_USAGE);
     eri_ops_openmp_simd.release(&b);
     unsetenv("SB_ERI_FAMILY");
+    setenv("SB_ERI_FAM_MAXNT", "65", 1);
+    assert_int_equal(eri_ops_openmp_simd.prepare(&b), SB_EXIT_USAGE);
+    eri_ops_openmp_simd.release(&b);
+    unsetenv("SB_ERI_FAM_MAXNT");
     free(M);
 }
 

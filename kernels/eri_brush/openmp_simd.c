@@ -81,6 +81,7 @@ typedef struct {
     eri_worklist fw;   /* the family quartets */
     int maxfpp;        /* most primitive pairs of any family pair */
     int pure;          /* some shell is pure (the flop model's transform) */
+    int fam_maxnt;     /* most VRR targets of a class that runs families (omp_fam_classes) */
     unsigned char famc[ERI_NCLASS]; /* the class runs its family quartets (omp_fam_classes) */
 } omp_state;
 
@@ -153,8 +154,35 @@ omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, do
     }
 }
 
-/* The same over ERI_W quartets at a time (HGP). lane: the Cartesian block of lane l sits at
- * ((double *)ln->out)[n * ERI_W + l]; nblk its size, a constant at every call site. */
+/* The Cartesian blocks of the ERI_W quartets (P[l]|Q[l]) of pairs ps (HGP, nb and nk
+ * primitive pairs) into ln->out: lane l's block at ((double *)ln->out)[n * ERI_W + l]. */
+static inline __attribute__((always_inline)) void
+omp_lanes_eval(const eri_batch *b, const eri_pairs *ps, const eri_pair *const *P, const eri_pair *const *Q, int nb,
+           int nk, omp_lanes *ln, omp_genv_fn gen)
+{
+    const eri_prim *src[ERI_W];
+    for (int j = 0; j < nb; j++) {
+        for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + P[l]->pp0 + j;
+        eri_primv_gather(ln->bra + j, src);
+    }
+    for (int j = 0; j < nk; j++) {
+        for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + Q[l]->pp0 + j;
+        eri_primv_gather(ln->ket + j, src);
+    }
+    eri_v AB[3], CD[3];
+    for (int c = 0; c < 3; c++) {
+#define OMP_AB(l) P[l]->AB[c]
+#define OMP_CD(l) Q[l]->AB[c]
+        AB[c] = ERI_VBUILD(OMP_AB);
+        CD[c] = ERI_VBUILD(OMP_CD);
+#undef OMP_AB
+#undef OMP_CD
+    }
+    gen(ln->bra, nb, ln->ket, nk, AB, CD, b->boys, ln->out);
+}
+
+/* The same over ERI_W quartets at a time (HGP), then each lane's block in quartet order;
+ * nblk its size, a constant at every call site. */
 static inline __attribute__((always_inline)) void
 omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
               double *cart, double *sph, omp_lanes *ln, omp_genv_fn gen, omp_sph_fn tosph,
@@ -162,7 +190,6 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
 {
     const eri_pairs *ps = b->ps;
     const eri_worklist *w = b->w;
-    const int nb = sg->nb, nk = sg->nk;
     for (long i0 = q0; i0 < q1; i0 += ERI_W) {
         const eri_pair *P[ERI_W], *Q[ERI_W];
         for (int l = 0; l < ERI_W; l++) {
@@ -170,25 +197,7 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
             P[l] = &ps->pair[w->q[i].P];
             Q[l] = &ps->pair[w->q[i].Q];
         }
-        const eri_prim *src[ERI_W];
-        for (int j = 0; j < nb; j++) {
-            for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + P[l]->pp0 + j;
-            eri_primv_gather(ln->bra + j, src);
-        }
-        for (int j = 0; j < nk; j++) {
-            for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + Q[l]->pp0 + j;
-            eri_primv_gather(ln->ket + j, src);
-        }
-        eri_v AB[3], CD[3];
-        for (int c = 0; c < 3; c++) {
-#define OMP_AB(l) P[l]->AB[c]
-#define OMP_CD(l) Q[l]->AB[c]
-            AB[c] = ERI_VBUILD(OMP_AB);
-            CD[c] = ERI_VBUILD(OMP_CD);
-#undef OMP_AB
-#undef OMP_CD
-        }
-        gen(ln->bra, nb, ln->ket, nk, AB, CD, b->boys, ln->out);
+        omp_lanes_eval(b, ps, P, Q, sg->nb, sg->nk, ln, gen);
         const double *lanes = (const double *)ln->out;
         for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
             const long i = i0 + l;
@@ -226,7 +235,8 @@ static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, 
  * transformed and digested as the ordinary quartet would be. Digest mode only. */
 static inline __attribute__((always_inline)) void
 omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long q0, long q1, double *M,
-            double *cart, double *sph, omp_lanes *ln, omp_genfv_fn gen, omp_sph_fn tosph, int has_d, int nblk)
+            double *cart, double *sph, omp_lanes *ln, omp_genfv_fn gen, omp_genv_fn gen1, omp_sph_fn tosph,
+            int has_d, int nblk)
 {
     const eri_families *fs = &st->fams;
     const eri_worklist *fw = &st->fw;
@@ -238,18 +248,24 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
             const long i = i0 + l < q1 ? i0 + l : q1 - 1;
             P[l] = fw->q[i].P, Q[l] = fw->q[i].Q;
         }
-        omp_fam_gather(fs, P, nb, mb, ln->fbra);
-        omp_fam_gather(fs, Q, nk, mk, ln->fket);
-        eri_v AB[3], CD[3];
-        for (int c = 0; c < 3; c++) {
+        if (mb * mk == 1) { /* a family of one a side is its pair unchanged: the one-pair code */
+            const eri_pair *FP[ERI_W], *FQ[ERI_W];
+            for (int l = 0; l < ERI_W; l++) FP[l] = &fs->ps.pair[P[l]], FQ[l] = &fs->ps.pair[Q[l]];
+            omp_lanes_eval(b, &fs->ps, FP, FQ, nb, nk, ln, gen1);
+        } else {
+            omp_fam_gather(fs, P, nb, mb, ln->fbra);
+            omp_fam_gather(fs, Q, nk, mk, ln->fket);
+            eri_v AB[3], CD[3];
+            for (int c = 0; c < 3; c++) {
 #define OMP_AB(l) fs->ps.pair[P[l]].AB[c]
 #define OMP_CD(l) fs->ps.pair[Q[l]].AB[c]
-            AB[c] = ERI_VBUILD(OMP_AB);
-            CD[c] = ERI_VBUILD(OMP_CD);
+                AB[c] = ERI_VBUILD(OMP_AB);
+                CD[c] = ERI_VBUILD(OMP_CD);
 #undef OMP_AB
 #undef OMP_CD
+            }
+            gen(ln->fbra, nb, ln->fket, nk, mb, mk, 0, 0, AB, CD, b->boys, ln->out);
         }
-        gen(ln->fbra, nb, ln->fket, nk, mb, mk, 0, 0, AB, CD, b->boys, ln->out);
         const double *lanes = (const double *)ln->out;
         for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
             const int *mp = fs->mem + ERI_FAM_MAXMEM * P[l], *mq = fs->mem + ERI_FAM_MAXMEM * Q[l];
@@ -272,7 +288,8 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
                                          omp_lanes *ln)                                             \
     {                                                                                               \
         omp_run_fam(b, st, sg, q0, q1, M, cart, sph, ln, eri_hgpfv_##la##lb##lc##ld,                \
-                    ERI_GEN_FN(sph, la, lb, lc, ld), la == 2 || lc == 2,                            \
+                    ERI_GEN_FN(hgpv, la, lb, lc, ld), ERI_GEN_FN(sph, la, lb, lc, ld),              \
+                    la == 2 || lc == 2,                                                             \
                     ERI_NCART(la) * ERI_NCART(lb) * ERI_NCART(lc) * ERI_NCART(ld));                 \
     }
 ERI_GEN_FAM_CLASSES(OMP_FAM_CLASS)
@@ -333,7 +350,8 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
 {
     if (!fam) return eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
     const int mb = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem, mk = st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
-    return eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
+    return mb * mk == 1 ? eri_quartet_flops(sg->cls, ERI_PATH_HGP, sg->nb, sg->nk, pure)
+                        : eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
 }
 
 /* Which classes run their family quartets: those with family code of at most
@@ -347,7 +365,7 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
  * and 54 targets). The family code ran at 40-57 model GFLOP/s there against 63-105 for the
  * one-pair code (a micro-benchmark of (pp|ps) with two members, data in cache, ran it twice as
  * fast as two one-pair calls: not understood). */
-#define OMP_FAM_MAXNT 9
+#define OMP_FAM_MAXNT 9 /* SB_ERI_FAM_MAXNT overrides it */
 static void omp_fam_classes(const eri_batch *b, omp_state *st)
 {
     if (st->fams.maxmem < 2) return;
@@ -362,7 +380,7 @@ static void omp_fam_classes(const eri_batch *b, omp_state *st)
                          OMP_MAXBLK;
     }
     for (int c = 0; c < ERI_NCLASS; c++)
-        st->famc[c] = eri_fam_targets(c) > 0 && eri_fam_targets(c) <= OMP_FAM_MAXNT && multi[c] && fits[c];
+        st->famc[c] = eri_fam_targets(c) > 0 && eri_fam_targets(c) <= st->fam_maxnt && multi[c] && fits[c];
     for (int k = 0; k < b->w->nseg; k++) st->famc[b->w->seg[k].cls] &= b->w->seg[k].path == ERI_PATH_HGP;
 }
 
@@ -473,7 +491,18 @@ static int omp_prepare(eri_batch *b)
     for (long k = 0; k < b->ps->npair; k++)
         if (b->ps->pair[k].npp > st->maxpp) st->maxpp = b->ps->pair[k].npp;
     for (int s = 0; s < b->bas->nshell; s++) st->pure |= b->bas->sh[s].pure;
-    const int rc = eri_families_prepare(b, "openmp_simd", &st->fams, &st->fw);
+    const char *ev = getenv("SB_ERI_FAM_MAXNT");
+    char *end = NULL;
+    const long maxnt = ev ? strtol(ev, &end, 10) : OMP_FAM_MAXNT;
+    int rc = SB_OK;
+    if (ev && (end == ev || *end || maxnt < 0 || maxnt > 64)) {
+        sb_error("eri_brush openmp_simd: SB_ERI_FAM_MAXNT='%s': expected 0..64, the most VRR targets of a class that "
+                 "runs pair families (default %d)",
+                 ev, OMP_FAM_MAXNT);
+        rc = SB_EXIT_USAGE;
+    }
+    st->fam_maxnt = (int)maxnt;
+    if (!rc) rc = eri_families_prepare(b, "openmp_simd", &st->fams, &st->fw);
     if (rc) {
         omp_release(b);
         return rc;
@@ -491,7 +520,7 @@ static int omp_prepare(eri_batch *b)
         st->scr[t] = sb_aligned_alloc(2 * OMP_MAXBLK * sizeof(double));
         /* one allocation: the block array first (its alignment), then bras and kets, then the
          * families' */
-        const size_t npv = (size_t)(st->maxpp > 0 ? st->maxpp : 1), nfv = (size_t)st->maxfpp;
+        const size_t nfv = (size_t)st->maxfpp, npv = (size_t)(st->maxpp > st->maxfpp ? st->maxpp : st->maxfpp > 0 ? st->maxfpp : 1);
         st->ln[t] = sb_aligned_alloc(sizeof(omp_lanes) + 2 * npv * sizeof(eri_primv) + 2 * nfv * sizeof(eri_primfv));
         if (st->ln[t]) {
             st->ln[t]->bra = (eri_primv *)(st->ln[t] + 1);
