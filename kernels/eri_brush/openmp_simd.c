@@ -358,13 +358,15 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
  * OMP_FAM_MAXNT VRR targets whose family segments have several members somewhere, whose
  * blocks fit the lane scratch, and whose segments in the worklist are all HGP (a forced path
  * keeps the class's own code). Why the cap: measured on the H100 machine's 16 cores,
- * taxol/cc-pVDZ, s per class one pair at a time -> as families (results/h100/eri_ompfam/
- * log-call1.txt): (ss|ss) 4.89 -> 2.88, (ps|ss) 11.43 -> 9.49, (ds|ss) 3.81 -> 3.10 (1, 3 and 6
- * targets); even at 9, (ps|ps) 8.60 -> 8.50 and (pp|ss) 3.92 -> 3.96; slower above: (pp|ps)
- * 6.50 -> 7.90, (ds|ps) 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48
- * and 54 targets). The family code ran at 40-57 model GFLOP/s there against 63-105 for the
- * one-pair code (a micro-benchmark of (pp|ps) with two members, data in cache, ran it twice as
- * fast as two one-pair calls: not understood). */
+ * taxol/cc-pVDZ (results/h100/eri_ompfam/), s per class one pair at a time -> as families.
+ * Call 1, all members through the family code: (ss|ss) 4.89 -> 2.88, (ps|ss) 11.43 -> 9.49,
+ * (ds|ss) 3.81 -> 3.10 (1, 3 and 6 targets) and slower above 9: (pp|ps) 6.50 -> 7.90, (ds|ps)
+ * 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48, 54 targets). Call 3,
+ * one-member segments through the one-pair code: the whole build 46.69 s without, 42.53 s
+ * with this cap, 40.17 s with every class (SB_ERI_FAM_MAXNT=64), where (pp|ps) and (dp|ps)
+ * still lost (4.48 -> 5.06, 2.99 -> 3.33); a second run at the cap took 39.35 s. Per model
+ * flop the family code is the slower (a micro-benchmark with the data in cache is not: not
+ * understood), so the cap stays where no class lost. */
 #define OMP_FAM_MAXNT 9 /* SB_ERI_FAM_MAXNT overrides it */
 static void omp_fam_classes(const eri_batch *b, omp_state *st)
 {
