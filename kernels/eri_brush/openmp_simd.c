@@ -209,6 +209,14 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
     }
 }
 
+/* The member counts of the bra and ket family pairs of segment sg of the family worklist;
+ * returns their product. */
+static inline int omp_fam_members(const omp_state *st, const eri_segment *sg, int *mb, int *mk)
+{
+    *mb = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem, *mk = st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
+    return *mb * *mk;
+}
+
 /* dst[j] = the primitive pair j of family pair f[l] in lane l, with the members'
  * coefficients */
 static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, int nmem, eri_primfv *dst)
@@ -241,14 +249,15 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
     const eri_families *fs = &st->fams;
     const eri_worklist *fw = &st->fw;
     const int nb = sg->nb, nk = sg->nk;
-    const int mb = fs->ps.pair[fw->q[sg->q0].P].nmem, mk = fs->ps.pair[fw->q[sg->q0].Q].nmem;
+    int mb, mk;
+    const int one = omp_fam_members(st, sg, &mb, &mk) == 1;
     for (long i0 = q0; i0 < q1; i0 += ERI_W) {
         long P[ERI_W], Q[ERI_W];
         for (int l = 0; l < ERI_W; l++) {
             const long i = i0 + l < q1 ? i0 + l : q1 - 1;
             P[l] = fw->q[i].P, Q[l] = fw->q[i].Q;
         }
-        if (mb * mk == 1) { /* a family of one a side is its pair unchanged: the one-pair code */
+        if (one) { /* a family of one a side is its pair unchanged: the one-pair code */
             const eri_pair *FP[ERI_W], *FQ[ERI_W];
             for (int l = 0; l < ERI_W; l++) FP[l] = &fs->ps.pair[P[l]], FQ[l] = &fs->ps.pair[Q[l]];
             omp_lanes_eval(b, &fs->ps, FP, FQ, nb, nk, ln, gen1);
@@ -349,8 +358,8 @@ static int omp_chunk_run(const eri_batch *b, const omp_state *st, const omp_chun
 static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int pure)
 {
     if (!fam) return eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
-    const int mb = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem, mk = st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
-    return mb * mk == 1 ? eri_quartet_flops(sg->cls, ERI_PATH_HGP, sg->nb, sg->nk, pure)
+    int mb, mk;
+    return omp_fam_members(st, sg, &mb, &mk) == 1 ? eri_quartet_flops(sg->cls, ERI_PATH_HGP, sg->nb, sg->nk, pure)
                         : eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
 }
 
@@ -376,7 +385,8 @@ static void omp_fam_classes(const eri_batch *b, omp_state *st)
     for (int k = 0; k < st->fw.nseg; k++) {
         const eri_segment *sg = &st->fw.seg[k];
         const eri_class_info *ci = eri_class(sg->cls);
-        const int mm = st->fams.ps.pair[st->fw.q[sg->q0].P].nmem * st->fams.ps.pair[st->fw.q[sg->q0].Q].nmem;
+        int mb, mk;
+        const int mm = omp_fam_members(st, sg, &mb, &mk);
         multi[sg->cls] |= mm > 1;
         fits[sg->cls] &= (long)mm * ERI_NCART(ci->la) * ERI_NCART(ci->lb) * ERI_NCART(ci->lc) * ERI_NCART(ci->ld) <=
                          OMP_MAXBLK;
@@ -522,7 +532,8 @@ static int omp_prepare(eri_batch *b)
         st->scr[t] = sb_aligned_alloc(2 * OMP_MAXBLK * sizeof(double));
         /* one allocation: the block array first (its alignment), then bras and kets, then the
          * families' */
-        const size_t nfv = (size_t)st->maxfpp, npv = (size_t)(st->maxpp > st->maxfpp ? st->maxpp : st->maxfpp > 0 ? st->maxfpp : 1);
+        /* families of one a side use bra and ket too */
+        const size_t nfv = (size_t)st->maxfpp, npv = (size_t)(st->maxpp > st->maxfpp ? st->maxpp : st->maxfpp) + 1;
         st->ln[t] = sb_aligned_alloc(sizeof(omp_lanes) + 2 * npv * sizeof(eri_primv) + 2 * nfv * sizeof(eri_primfv));
         if (st->ln[t]) {
             st->ln[t]->bra = (eri_primv *)(st->ln[t] + 1);

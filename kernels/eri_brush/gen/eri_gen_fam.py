@@ -17,7 +17,7 @@ import re
 
 from eri_gen_common import cart_list, ncart, tag
 from eri_gen_hgp import ab_cd_defs, hgp_choice, hrr
-from eri_gen_vec import check, lanes
+from eri_gen_vec import twin
 
 _PREF = "const double pref = ERI_PF(b, K) * ERI_PF(k, K) * spq;"
 
@@ -94,13 +94,8 @@ _FAMV_SUBS = [
 
 def famv(la, lb, lc, ld, text):
     """The eri_hgpfv_ text from the eri_hgpf_ text of the same class."""
-    head, brace, body = text.partition("{\n")
-    assert head.startswith("template <int CB, int CK>\n__device__ static inline void eri_hgpf_"), head
     sig = ("static inline void eri_hgpfv_%d%d%d%d(const eri_primfv *bra, int nb, const eri_primfv *ket, int nk,\n"
            "    const int CB, const int CK, int ob, int ok, const eri_v *AB, const eri_v *CD, const double *boys_table,\n"
            "    eri_v *ERI_RESTRICT out)\n" % (la, lb, lc, ld))
-    for pat, rep in _FAMV_SUBS:
-        body = pat.sub(rep, body)
-    body = lanes(body, "v.")
-    check(body, (la, lb, lc, ld))
-    return sig + brace + body
+    return twin(text, "template <int CB, int CK>\n__device__ static inline void eri_hgpf_", sig, (la, lb, lc, ld),
+                _FAMV_SUBS, "v.")

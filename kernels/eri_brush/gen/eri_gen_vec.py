@@ -26,13 +26,21 @@ _SUBS_ARITH = [
 
 def vectorise(la, lb, lc, ld, text):
     """The eri_hgpv_ text from the eri_hgp_ text of the same class."""
-    head, brace, body = text.partition("{\n")
-    assert head.startswith("ERI_HD static inline void eri_hgp_"), head
     sig = ("static inline void eri_hgpv_%d%d%d%d(const eri_primv *bra, int nb, "
            "const eri_primv *ket, int nk,\n    const eri_v *AB, const eri_v *CD, "
            "const double *boys_table, eri_v *ERI_RESTRICT out)\n" % (la, lb, lc, ld))
-    body = lanes(body)
-    check(body, (la, lb, lc, ld))
+    return twin(text, "ERI_HD static inline void eri_hgp_", sig, (la, lb, lc, ld))
+
+
+def twin(text, head_start, sig, what, pre=(), field=""):
+    """A lane twin of generated scalar code: its head (which must start with head_start)
+    replaced by sig, the (pattern, replacement) pairs pre applied, then lanes() and check()."""
+    head, brace, body = text.partition("{\n")
+    assert head.startswith(head_start), head
+    for pat, rep in pre:
+        body = pat.sub(rep, body)
+    body = lanes(body, field)
+    check(body, what)
     return sig + brace + body
 
 
