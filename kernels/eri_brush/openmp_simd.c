@@ -93,6 +93,14 @@ typedef void (*omp_genv_fn)(const eri_primv *, int, const eri_primv *, int, cons
 typedef void (*omp_genfv_fn)(const eri_primfv *, int, const eri_primfv *, int, int, int, int, int,
                              const eri_v *, const eri_v *, const double *, eri_v *ERI_RESTRICT);
 
+/* A class (la lb|lc ld): a literal at every call site, so that block sizes are constants and
+ * the digest's loops unroll (the generic loops were a sixth of the CPU time: perf, vitamin C). */
+typedef struct {
+    int la, lb, lc, ld;
+} omp_shape;
+#define OMP_HAS_D(c) ((c).la == 2 || (c).lc == 2)
+#define OMP_NBLK(c) (ERI_NCART((c).la) * ERI_NCART((c).lb) * ERI_NCART((c).lc) * ERI_NCART((c).ld))
+
 /* Whether the block of quartet (P|Q) goes through the spherical transform. */
 static inline int omp_pure_pairs(const eri_batch *b, const eri_pair *P, const eri_pair *Q, int has_d)
 {
@@ -110,7 +118,7 @@ static inline int omp_pure(const eri_batch *b, long i, int has_d)
  * or digest it into M; other: P and Q are different pairs. */
 static inline __attribute__((always_inline)) void
 omp_finish_pairs(const eri_batch *b, const eri_pair *P, const eri_pair *Q, int other, double *dst, int pure,
-                 double *M, double *cart, double *sph, omp_sph_fn tosph)
+                 double *M, double *cart, double *sph, omp_sph_fn tosph, omp_shape cl)
 {
     const eri_basis *bas = b->bas;
     const eri_shell *A = &bas->sh[P->a], *B = &bas->sh[P->b];
@@ -121,36 +129,43 @@ omp_finish_pairs(const eri_batch *b, const eri_pair *P, const eri_pair *Q, int o
         blk = store ? dst : sph;
         tosph(cart, blk);
     }
-    if (!store)
-        eri_digest_block(blk, A->nbf, B->nbf, C->nbf, D->nbf, A->bf0, B->bf0, C->bf0, D->bf0,
-                         P->a == P->b ? 1.0 : 2.0, Q->a == Q->b ? 1.0 : 2.0, other, b->D, bas->nbf, M);
+    if (store) return;
+    /* The shells' sizes as constants: the transform (pure) makes every shell solid-harmonic,
+     * and without it every shell is Cartesian (the two agree up to p). */
+    const double fab = P->a == P->b ? 1.0 : 2.0, fcd = Q->a == Q->b ? 1.0 : 2.0;
+    if (pure)
+        eri_digest_block(blk, ERI_NSPH(cl.la), ERI_NSPH(cl.lb), ERI_NSPH(cl.lc), ERI_NSPH(cl.ld), A->bf0, B->bf0,
+                         C->bf0, D->bf0, fab, fcd, other, b->D, bas->nbf, M);
+    else
+        eri_digest_block(blk, ERI_NCART(cl.la), ERI_NCART(cl.lb), ERI_NCART(cl.lc), ERI_NCART(cl.ld), A->bf0,
+                         B->bf0, C->bf0, D->bf0, fab, fcd, other, b->D, bas->nbf, M);
 }
 
 /* The same for quartet i of the worklist. */
 static inline __attribute__((always_inline)) void
 omp_finish(const eri_batch *b, long i, int pure, double *M, double *cart, double *sph,
-           omp_sph_fn tosph)
+           omp_sph_fn tosph, omp_shape cl)
 {
     const eri_worklist *w = b->w;
     omp_finish_pairs(b, &b->ps->pair[w->q[i].P], &b->ps->pair[w->q[i].Q], w->q[i].P != w->q[i].Q,
-                     b->mode == ERI_MODE_STORE ? b->store + w->store_off[i] : NULL, pure, M, cart, sph, tosph);
+                     b->mode == ERI_MODE_STORE ? b->store + w->store_off[i] : NULL, pure, M, cart, sph, tosph, cl);
 }
 
 /* One chunk of one segment of class (la lb|lc ld). The class is a literal at every call
  * site (see OMP_CLASS below), so gen/sph inline and the block sizes are constants. */
 static inline __attribute__((always_inline)) void
 omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
-                 double *cart, double *sph, omp_gen_fn gen, omp_sph_fn tosph, int has_d)
+                 double *cart, double *sph, omp_gen_fn gen, omp_sph_fn tosph, omp_shape cl)
 {
     const eri_pairs *ps = b->ps;
     const eri_worklist *w = b->w;
     const int nb = sg->nb, nk = sg->nk, store = b->mode == ERI_MODE_STORE;
     for (long i = q0; i < q1; i++) {
         const eri_pair *P = &ps->pair[w->q[i].P], *Q = &ps->pair[w->q[i].Q];
-        const int pure = omp_pure(b, i, has_d);
+        const int pure = omp_pure(b, i, OMP_HAS_D(cl));
         double *blk = store && !pure ? b->store + w->store_off[i] : cart;
         gen(ps->prim + P->pp0, nb, ps->prim + Q->pp0, nk, P->AB, Q->AB, b->boys, blk);
-        omp_finish(b, i, pure, M, cart, sph, tosph);
+        omp_finish(b, i, pure, M, cart, sph, tosph, cl);
     }
 }
 
@@ -181,13 +196,12 @@ omp_lanes_eval(const eri_batch *b, const eri_pairs *ps, const eri_pair *const *P
     gen(ln->bra, nb, ln->ket, nk, AB, CD, b->boys, ln->out);
 }
 
-/* The same over ERI_W quartets at a time (HGP), then each lane's block in quartet order;
- * nblk its size, a constant at every call site. */
+/* The same over ERI_W quartets at a time (HGP), then each lane's block in quartet order. */
 static inline __attribute__((always_inline)) void
 omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, double *M,
-              double *cart, double *sph, omp_lanes *ln, omp_genv_fn gen, omp_sph_fn tosph,
-              int has_d, int nblk)
+              double *cart, double *sph, omp_lanes *ln, omp_genv_fn gen, omp_sph_fn tosph, omp_shape cl)
 {
+    const int nblk = OMP_NBLK(cl);
     const eri_pairs *ps = b->ps;
     const eri_worklist *w = b->w;
     for (long i0 = q0; i0 < q1; i0 += ERI_W) {
@@ -201,10 +215,10 @@ omp_run_lanes(const eri_batch *b, const eri_segment *sg, long q0, long q1, doubl
         const double *lanes = (const double *)ln->out;
         for (int l = 0; l < ERI_W && i0 + l < q1; l++) {
             const long i = i0 + l;
-            const int pure = omp_pure(b, i, has_d);
+            const int pure = omp_pure(b, i, OMP_HAS_D(cl));
             double *blk = b->mode == ERI_MODE_STORE && !pure ? b->store + w->store_off[i] : cart;
             for (int n = 0; n < nblk; n++) blk[n] = lanes[(size_t)n * ERI_W + l];
-            omp_finish(b, i, pure, M, cart, sph, tosph);
+            omp_finish(b, i, pure, M, cart, sph, tosph, cl);
         }
     }
 }
@@ -244,8 +258,9 @@ static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, 
 static inline __attribute__((always_inline)) void
 omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long q0, long q1, double *M,
             double *cart, double *sph, omp_lanes *ln, omp_genfv_fn gen, omp_genv_fn gen1, omp_sph_fn tosph,
-            int has_d, int nblk)
+            omp_shape cl)
 {
+    const int nblk = OMP_NBLK(cl);
     const eri_families *fs = &st->fams;
     const eri_worklist *fw = &st->fw;
     const int nb = sg->nb, nk = sg->nk;
@@ -284,8 +299,8 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
                     if ((P[l] == Q[l] && i < j) || !(A->schwarz * B->schwarz >= fw->screen)) continue;
                     const double *src = lanes + (size_t)(i * mk + j) * nblk * ERI_W + l;
                     for (int n = 0; n < nblk; n++) cart[n] = src[(size_t)n * ERI_W];
-                    omp_finish_pairs(b, A, B, mp[i] != mq[j], NULL, omp_pure_pairs(b, A, B, has_d), M, cart, sph,
-                                     tosph);
+                    omp_finish_pairs(b, A, B, mp[i] != mq[j], NULL, omp_pure_pairs(b, A, B, OMP_HAS_D(cl)), M, cart,
+                                     sph, tosph, cl);
                 }
         }
     }
@@ -298,8 +313,7 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
     {                                                                                               \
         omp_run_fam(b, st, sg, q0, q1, M, cart, sph, ln, eri_hgpfv_##la##lb##lc##ld,                \
                     ERI_GEN_FN(hgpv, la, lb, lc, ld), ERI_GEN_FN(sph, la, lb, lc, ld),              \
-                    la == 2 || lc == 2,                                                             \
-                    ERI_NCART(la) * ERI_NCART(lb) * ERI_NCART(lc) * ERI_NCART(ld));                 \
+                    (omp_shape){la, lb, lc, ld});                                                   \
     }
 ERI_GEN_FAM_CLASSES(OMP_FAM_CLASS)
 #undef OMP_FAM_CLASS
@@ -309,14 +323,13 @@ ERI_GEN_FAM_CLASSES(OMP_FAM_CLASS)
                                            long q1, double *M, double *cart, double *sph,      \
                                            omp_lanes *ln)                                      \
     {                                                                                          \
-        const int has_d = la == 2 || lc == 2;                                                  \
+        const omp_shape cl = {la, lb, lc, ld};                                                 \
         if (sg->path == ERI_PATH_MD)                                                           \
             omp_run_quartets(b, sg, q0, q1, M, cart, sph, ERI_GEN_FN(md, la, lb, lc, ld),      \
-                             ERI_GEN_FN(sph, la, lb, lc, ld), has_d);                          \
+                             ERI_GEN_FN(sph, la, lb, lc, ld), cl);                             \
         else                                                                                   \
             omp_run_lanes(b, sg, q0, q1, M, cart, sph, ln, ERI_GEN_FN(hgpv, la, lb, lc, ld),   \
-                          ERI_GEN_FN(sph, la, lb, lc, ld), has_d,                              \
-                          ERI_NCART(la) * ERI_NCART(lb) * ERI_NCART(lc) * ERI_NCART(ld));      \
+                          ERI_GEN_FN(sph, la, lb, lc, ld), cl);                                \
     }
 ERI_GEN_CLASSES(OMP_CLASS)
 #undef OMP_CLASS
