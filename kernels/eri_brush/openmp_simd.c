@@ -386,9 +386,10 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
  * 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48, 54 targets). Call 3,
  * one-member segments through the one-pair code: the whole build 46.69 s without, 42.53 s
  * with this cap, 40.17 s with every class (SB_ERI_FAM_MAXNT=64), where (pp|ps) and (dp|ps)
- * still lost (4.48 -> 5.06, 2.99 -> 3.33); a second run at the cap took 39.35 s. Per model
- * flop the family code is the slower (a micro-benchmark with the data in cache is not: not
- * understood), so the cap stays where no class lost. */
+ * still lost (4.48 -> 5.06, 2.99 -> 3.33); a second run at the cap took 39.35 s. So the cap
+ * stays where no class lost. (Builds with families run fewer model flops a second because each
+ * member quartet is still digested on its own, which the model does not count: perf, twelfth
+ * session; the family kernel of the small classes runs at the one-pair rate.) */
 #define OMP_FAM_MAXNT 9 /* SB_ERI_FAM_MAXNT overrides it */
 static void omp_fam_classes(const eri_batch *b, omp_state *st)
 {
