@@ -60,6 +60,7 @@ double eri_fam_quartet_flops(int cls, int mb, int mk, int cb, int ck, int nb, in
 {
     const double nt = eri_fam_targets(cls);
     if (nt == 0 || cb < 1 || ck < 1) return 0.0;
+    if (mb == 1 && mk == 1) return eri_quartet_flops(cls, ERI_PATH_HGP, nb, nk, pure); /* the one-pair code runs */
     const double prim = eri_class(cls)->flops_prim[ERI_PATH_HGP];
     const double chunk = (double)nb * nk * (prim - nt + 2 * nt * cb) + (double)nk * 2 * nt * cb * ck +
                          cb * ck * eri_quartet_flops(cls, ERI_PATH_HGP, 0, 0, pure);

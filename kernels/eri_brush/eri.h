@@ -240,7 +240,8 @@ int eri_fam_targets(int cls);
  * of cb x ck members (gen/eri_gen_fam.py): per chunk the class's primitive-quartet body, its
  * one add per target replaced by cb multiply-adds (2 flops each), 2 cb ck per target and ket
  * primitive, and every member quartet's HRR and transform (the model's per-quartet part),
- * digested or not. 0 for a class without family code. */
+ * digested or not. A family of one member a side runs the one-pair code on both backends, so
+ * its quartet counts as one HGP quartet. 0 for a class without family code. */
 double eri_fam_quartet_flops(int cls, int mb, int mk, int cb, int ck, int nb, int nk, int pure);
 
 /* ---- the fixed pseudo-random density and the Coulomb digest ------------------------- */

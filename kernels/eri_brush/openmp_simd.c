@@ -169,6 +169,20 @@ omp_run_quartets(const eri_batch *b, const eri_segment *sg, long q0, long q1, do
     }
 }
 
+/* The pairs' centre differences A - B (C - D) of the ERI_W lanes as vectors. */
+static inline __attribute__((always_inline)) void omp_lanes_ab(const eri_pair *const *P, const eri_pair *const *Q,
+                                                               eri_v *AB, eri_v *CD)
+{
+    for (int c = 0; c < 3; c++) {
+#define OMP_AB(l) P[l]->AB[c]
+#define OMP_CD(l) Q[l]->AB[c]
+        AB[c] = ERI_VBUILD(OMP_AB);
+        CD[c] = ERI_VBUILD(OMP_CD);
+#undef OMP_AB
+#undef OMP_CD
+    }
+}
+
 /* The Cartesian blocks of the ERI_W quartets (P[l]|Q[l]) of pairs ps (HGP, nb and nk
  * primitive pairs) into ln->out: lane l's block at ((double *)ln->out)[n * ERI_W + l]. */
 static inline __attribute__((always_inline)) void
@@ -185,14 +199,7 @@ omp_lanes_eval(const eri_batch *b, const eri_pairs *ps, const eri_pair *const *P
         eri_primv_gather(ln->ket + j, src);
     }
     eri_v AB[3], CD[3];
-    for (int c = 0; c < 3; c++) {
-#define OMP_AB(l) P[l]->AB[c]
-#define OMP_CD(l) Q[l]->AB[c]
-        AB[c] = ERI_VBUILD(OMP_AB);
-        CD[c] = ERI_VBUILD(OMP_CD);
-#undef OMP_AB
-#undef OMP_CD
-    }
+    omp_lanes_ab(P, Q, AB, CD);
     gen(ln->bra, nb, ln->ket, nk, AB, CD, b->boys, ln->out);
 }
 
@@ -268,26 +275,19 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
     const int one = omp_fam_members(st, sg, &mb, &mk) == 1;
     for (long i0 = q0; i0 < q1; i0 += ERI_W) {
         long P[ERI_W], Q[ERI_W];
+        const eri_pair *FP[ERI_W], *FQ[ERI_W];
         for (int l = 0; l < ERI_W; l++) {
             const long i = i0 + l < q1 ? i0 + l : q1 - 1;
             P[l] = fw->q[i].P, Q[l] = fw->q[i].Q;
+            FP[l] = &fs->ps.pair[P[l]], FQ[l] = &fs->ps.pair[Q[l]];
         }
         if (one) { /* a family of one a side is its pair unchanged: the one-pair code */
-            const eri_pair *FP[ERI_W], *FQ[ERI_W];
-            for (int l = 0; l < ERI_W; l++) FP[l] = &fs->ps.pair[P[l]], FQ[l] = &fs->ps.pair[Q[l]];
             omp_lanes_eval(b, &fs->ps, FP, FQ, nb, nk, ln, gen1);
         } else {
             omp_fam_gather(fs, P, nb, mb, ln->fbra);
             omp_fam_gather(fs, Q, nk, mk, ln->fket);
             eri_v AB[3], CD[3];
-            for (int c = 0; c < 3; c++) {
-#define OMP_AB(l) fs->ps.pair[P[l]].AB[c]
-#define OMP_CD(l) fs->ps.pair[Q[l]].AB[c]
-                AB[c] = ERI_VBUILD(OMP_AB);
-                CD[c] = ERI_VBUILD(OMP_CD);
-#undef OMP_AB
-#undef OMP_CD
-            }
+            omp_lanes_ab(FP, FQ, AB, CD);
             gen(ln->fbra, nb, ln->fket, nk, mb, mk, 0, 0, AB, CD, b->boys, ln->out);
         }
         const double *lanes = (const double *)ln->out;
@@ -372,8 +372,8 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
 {
     if (!fam) return eri_quartet_flops(sg->cls, sg->path, sg->nb, sg->nk, pure);
     int mb, mk;
-    return omp_fam_members(st, sg, &mb, &mk) == 1 ? eri_quartet_flops(sg->cls, ERI_PATH_HGP, sg->nb, sg->nk, pure)
-                        : eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
+    omp_fam_members(st, sg, &mb, &mk);
+    return eri_fam_quartet_flops(sg->cls, mb, mk, mb, mk, sg->nb, sg->nk, pure);
 }
 
 /* Which classes run their family quartets: those with family code of at most
