@@ -451,47 +451,85 @@ __global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::
     if (t < a.n) fam_quartet<CLS, CB, CK>(a, a.q0 + t);
 }
 
-template <int CLS, int CB, int CK>
+/* The same kernel compiled for at least MINB resident blocks per SM: ptxas then keeps it to
+ * 65536 / (MINB x block) registers a thread. The family chunks hold CB x CK contracted values
+ * per VRR target through the primitive loop ((ps|ps) 2 x 2: 186 registers, two 128-thread
+ * blocks an SM), and the one-pair kernels of the same classes ran faster under such targets
+ * (class_regs), so each class's target is measured (eri_cuda_fam_blocks, classinfo.c). */
+template <int CLS, int CB, int CK, int MINB>
+__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
+                                              cls_code<CLS>::LD),
+                                  MINB) eri_fam_kernel_minb(const kargs a)
+{
+    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < a.n) fam_quartet<CLS, CB, CK>(a, a.q0 + t);
+}
+
+/* The block minimums compiled (variant v: FAM_MINB[v]; 0: the launch bound alone). Measured
+ * on the H100, taxol/cc-pVDZ, every class at 0, 3, 4, 5, 6 and 8 blocks (ms per class, chunk
+ * budgets 64 and 32; results/h100/eri_famregs/): only (ps|ps) (37.9 -> 35.0 at 5 blocks: its
+ * 2 x 2 chunk 186 -> 96 registers and a 312 B frame) and (ds|ps) (33.0 -> 31.3 at 3: 212 ->
+ * 168 and 120 B) gained; the others lost, up to 7x ((ds|ps) at 8 blocks: 238.6 ms, 64
+ * registers and 568-768 B frames). So only 3 and 5 are compiled. */
+constexpr int FAM_NV = 3;
+constexpr int FAM_MINB[FAM_NV] = {0, 3, 5};
+int fam_variant(int minb)
+{
+    for (int v = 0; v < FAM_NV; v++)
+        if (FAM_MINB[v] == minb) return v;
+    return -1;
+}
+
+template <int CLS, int CB, int CK, int V>
 constexpr class_kernel_t fam_kernel_if()
 {
     /* one member a side shares nothing: such segments run the class's own kernel */
-    if constexpr (CB * CK > 1 && fam_code<CLS>::NT * CB * CK <= FAM_ACC) return eri_fam_kernel<CLS, CB, CK>;
-    else return nullptr;
+    if constexpr (CB * CK > 1 && fam_code<CLS>::NT * CB * CK <= FAM_ACC) {
+        if constexpr (FAM_MINB[V] == 0) return eri_fam_kernel<CLS, CB, CK>;
+        else return eri_fam_kernel_minb<CLS, CB, CK, FAM_MINB[V]>;
+    } else {
+        return nullptr;
+    }
 }
 
-/* [log2 CB][log2 CK] -> kernel, nullptr where the chunk does not fit, is one member quartet or
- * the class has none */
+/* [variant][log2 CB][log2 CK] -> kernel, nullptr where the chunk does not fit, is one member
+ * quartet or the class has none */
 struct fam_entry {
-    class_kernel_t fn[3][3];
+    class_kernel_t fn[FAM_NV][3][3];
 };
+#define ERI_CU_FAM_GRID(cls, v)                                                                             \
+    {{fam_kernel_if<cls, 1, 1, v>(), fam_kernel_if<cls, 1, 2, v>(), fam_kernel_if<cls, 1, 4, v>()},         \
+     {fam_kernel_if<cls, 2, 1, v>(), fam_kernel_if<cls, 2, 2, v>(), fam_kernel_if<cls, 2, 4, v>()},         \
+     {fam_kernel_if<cls, 4, 1, v>(), fam_kernel_if<cls, 4, 2, v>(), fam_kernel_if<cls, 4, 4, v>()}}
 fam_entry fam_table(int cls)
 {
+    static_assert(FAM_NV == 3, "a grid per variant below");
     switch (cls) {
 #define ERI_CU_FAM_CASE(cls, la, lb, lc, ld, nt)                                                            \
     case cls:                                                                                              \
-        return fam_entry{{{fam_kernel_if<cls, 1, 1>(), fam_kernel_if<cls, 1, 2>(), fam_kernel_if<cls, 1, 4>()},  \
-                          {fam_kernel_if<cls, 2, 1>(), fam_kernel_if<cls, 2, 2>(), fam_kernel_if<cls, 2, 4>()},  \
-                          {fam_kernel_if<cls, 4, 1>(), fam_kernel_if<cls, 4, 2>(), fam_kernel_if<cls, 4, 4>()}}};
+        return fam_entry{{ERI_CU_FAM_GRID(cls, 0), ERI_CU_FAM_GRID(cls, 1), ERI_CU_FAM_GRID(cls, 2)}};
         ERI_GEN_FAM_CLASSES(ERI_CU_FAM_CASE)
 #undef ERI_CU_FAM_CASE
     default:
         return fam_entry{};
     }
 }
+#undef ERI_CU_FAM_GRID
 
 /* The kernel for a family segment of mb x mk members: the largest chunk of at most acc
  * contracted values (VRR targets x CB x CK; most member quartets per primitive loop; ties:
- * more bra members), or nullptr; its chunk in *cb, *ck when asked. */
-class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int *cb = nullptr, int *ck = nullptr)
+ * more bra members), or nullptr; its chunk in *cb, *ck when asked. The chunk does not depend
+ * on the variant v (fam_variant). */
+class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int v, int *cb = nullptr, int *ck = nullptr)
 {
     const fam_entry f = fam_table(cls);
     class_kernel_t best = nullptr;
     int most = 0;
     for (int ib = 2; ib >= 0; ib--)
         for (int ik = 2; ik >= 0; ik--)
-            if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[ib][ik] && (1 << (ib + ik)) > most &&
+            if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[v][ib][ik] && (1 << (ib + ik)) > most &&
                 eri_fam_targets(cls) << (ib + ik) <= acc) {
-                best = f.fn[ib][ik], most = 1 << (ib + ik);
+                best = f.fn[v][ib][ik], most = 1 << (ib + ik);
                 if (cb) *cb = 1 << ib, *ck = 1 << ik;
             }
     return best;
@@ -511,7 +549,7 @@ constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
 double fam_quartet_flops(int cls, int mb, int mk, int nb, int nk, int pure, int acc)
 {
     int cb = 1, ck = 1;
-    if (!fam_pick(cls, mb, mk, acc, &cb, &ck)) return 0;
+    if (!fam_pick(cls, mb, mk, acc, 0, &cb, &ck)) return 0;
     return eri_fam_quartet_flops(cls, mb, mk, cb, ck, nb, nk, pure);
 }
 
@@ -601,6 +639,7 @@ struct cu_state {
      * A class runs its family quartets (fw) when every segment of it in the batch's worklist
      * is HGP and every family segment has a kernel (fam_ok); else its quartets as before. */
     int fam_acc; /* most contracted values a family kernel keeps (fam_pick); SB_ERI_FAM_ACC */
+    int fam_v[ERI_NCLASS]; /* each class's family kernel variant (fam_variant); SB_ERI_FAM_BLOCKS */
     bool fam;
     eri_families fams;
     eri_worklist fw;
@@ -665,7 +704,10 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * SB_ERI_JENG_BPS="cls:blocks,..." blocks per SM of the J-engine kernels (0 = uncapped;
  * unlisted classes keep je_launch_shape's default); SB_ERI_JE_SMEM=L: the J engine's shared-memory
  * kernels from L = la+lb+lc+ld on (5..8; 0: none); SB_ERI_JE_TEAM=0: one lane a quartet in those
- * kernels also where la+lb = lc+ld (je_quartet_kernel_team, the default, takes two). */
+ * kernels also where la+lb = lc+ld (je_quartet_kernel_team, the default, takes two);
+ * SB_ERI_FAM_ACC=n: the family chunks' contracted values (fam_pick); SB_ERI_FAM_BLOCKS=n: every
+ * class's family kernels compiled for n resident blocks an SM (fam_variant; default: each
+ * class's measured eri_cuda_fam_blocks). */
 int launch_config(cu_state *st)
 {
     int dev = 0;
@@ -759,6 +801,21 @@ int launch_config(cu_state *st)
         return SB_EXIT_USAGE;
     }
     st->fam_acc = (int)acc;
+    const char *eb = getenv("SB_ERI_FAM_BLOCKS");
+    const long minb = eb ? strtol(eb, &end, 10) : 0;
+    if (eb && (end == eb || *end || minb < 0 || minb > 8 || fam_variant((int)minb) < 0)) {
+        sb_error("eri_brush cuda: SB_ERI_FAM_BLOCKS='%s': expected 0 (the family kernels' launch bound alone) or "
+                 "3 or 5 (resident blocks an SM they are compiled for, every class)",
+                 eb);
+        return SB_EXIT_USAGE;
+    }
+    for (int c = 0; c < ERI_NCLASS; c++) {
+        st->fam_v[c] = fam_variant(eb ? (int)minb : eri_cuda_fam_blocks(c));
+        if (st->fam_v[c] < 0) {
+            sb_error("eri_brush cuda: eri_cuda_fam_blocks(%d) = %d has no compiled kernel", c, eri_cuda_fam_blocks(c));
+            return SB_EXIT_RUNTIME;
+        }
+    }
     return SB_OK;
 }
 
@@ -965,6 +1022,25 @@ bool fam_runs(const cu_state *st, const eri_worklist *w, int cls)
     return true;
 }
 
+/* SB_ERI_SEGTIMES: each family class's kernels (chunk, registers, stack frame), on stderr. */
+void fam_print_kernels(const cu_state *st)
+{
+    bool seen[ERI_NCLASS][3][3] = {};
+    for (int k = 0; k < st->fw.nseg; k++) {
+        const eri_segment *s = &st->fw.seg[k];
+        int mb, mk, cb = 1, ck = 1;
+        if (!st->fam_ok[s->cls] || fam_members(st, s, &mb, &mk) == 1) continue;
+        const class_kernel_t fn = fam_pick(s->cls, mb, mk, st->fam_acc, st->fam_v[s->cls], &cb, &ck);
+        bool &done = seen[s->cls][cb >> 1][ck >> 1]; /* log2 of 1, 2, 4 */
+        cudaFuncAttributes fa;
+        if (done || !fn || cudaFuncGetAttributes(&fa, (const void *)fn) != cudaSuccess) continue;
+        done = true;
+        const eri_class_info *ci = eri_class(s->cls);
+        fprintf(stderr, "eri_brush cuda: family kernel (%d%d|%d%d) %dx%d, %d blocks/SM target: %d registers, %zu B stack\n",
+                ci->la, ci->lb, ci->lc, ci->ld, cb, ck, FAM_MINB[st->fam_v[s->cls]], fa.numRegs, fa.localSizeBytes);
+    }
+}
+
 /* The family pairs, their quartets and members on the device, when the batch can use them. */
 int fam_prepare(cu_state *st, const eri_batch *b)
 {
@@ -1006,13 +1082,14 @@ int fam_prepare(cu_state *st, const eri_batch *b)
         int mb, mk;
         if (fam_members(st, s, &mb, &mk) == 1) continue;
         multi[s->cls] = true;
-        missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc);
+        missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc, 0);
     }
     for (int c = 0; c < ERI_NCLASS; c++) {
         const eri_class_info *ci = eri_class(c);
         st->fam_ok[c] = c < ERI_NCLASS_CODE && multi[c] && !missing[c] && fam_class_wanted(ci->la, ci->lb, ci->lc, ci->ld);
     }
     st->fam = true;
+    if (st->segtimes) fam_print_kernels(st);
     return SB_OK;
 }
 
@@ -1188,7 +1265,7 @@ int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *us
             s.path = ERI_PATH_HGP;
             sh = launch_shape(st, e, s);
         } else {
-            sh.fn = fam_pick(cls, a.mb, a.mk, st->fam_acc), sh.block = e.block, sh.grid = (n + e.block - 1) / e.block, sh.cap = 0;
+            sh.fn = fam_pick(cls, a.mb, a.mk, st->fam_acc, st->fam_v[cls]), sh.block = e.block, sh.grid = (n + e.block - 1) / e.block, sh.cap = 0;
         }
         const int si = seg_stream(st, sh.cap, sh.grid, next);
         *used |= 1ull << si;
@@ -1423,7 +1500,7 @@ int cu_launches(eri_batch *b, void *arr, int max)
     if (big >= 0 && n < max) {
         fam_members(st, &st->fw.seg[big], &mb, &mk);
         int cb = 1, ck = 1;
-        const class_kernel_t fn = fam_pick(0, mb, mk, st->fam_acc, &cb, &ck);
+        const class_kernel_t fn = fam_pick(0, mb, mk, st->fam_acc, st->fam_v[0], &cb, &ck);
         char name[64];
         snprintf(name, sizeof name, "eri_hgp family %dx%d (ss|ss)", cb, ck);
         const int block = class_table(0).block;
