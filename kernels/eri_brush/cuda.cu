@@ -545,11 +545,12 @@ constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
     return !(la == 2 && lb >= 1 && lc == 0 && ld == 0);
 }
 
-/* Flop model of a family quartet of mb x mk members in the chunks fam_pick gives. */
+/* Flop model of a family quartet of mb x mk members in the chunks fam_pick gives (one member
+ * a side: the class's own kernel, which eri_fam_quartet_flops counts as such). */
 double fam_quartet_flops(int cls, int mb, int mk, int nb, int nk, int pure, int acc)
 {
     int cb = 1, ck = 1;
-    if (!fam_pick(cls, mb, mk, acc, 0, &cb, &ck)) return 0;
+    if (mb * mk > 1 && !fam_pick(cls, mb, mk, acc, 0, &cb, &ck)) return 0;
     return eri_fam_quartet_flops(cls, mb, mk, cb, ck, nb, nk, pure);
 }
 
@@ -1562,8 +1563,8 @@ double cu_class_flops(eri_batch *b, int cls)
         const eri_segment *s = &st->fw.seg[k];
         if (s->cls != cls) continue;
         int mb, mk;
-        f += (double)(s->q1 - s->q0) * (fam_members(st, s, &mb, &mk) == 1 ? eri_quartet_flops(cls, ERI_PATH_HGP, s->nb, s->nk, st->pure)
-                                                     : fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc));
+        fam_members(st, s, &mb, &mk);
+        f += (double)(s->q1 - s->q0) * fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc);
     }
     return f;
 }
