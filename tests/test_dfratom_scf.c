@@ -11,6 +11,12 @@
  *   input errors  open shells, unknown symbols, too many electrons removed;
  *   batch tensor  Ne (Dirac and NR): G from the stored tensor (dfr_tshape) equals the reference's
  *                 direct build to 1e-13 of max|G|;
+ *   tables        Kr (Dirac, d shells) and Ne (NR): the tensor read from the elementary-integral
+ *                 table (dfr_etab) is bit-identical to the one evaluated entry by entry, the table
+ *                 holds fewer integrals than the tensor evaluates, and a basis that does not fit
+ *                 the table's exponent numbering is evaluated directly (again bit-identical);
+ *   apart         the engines' iteration-count check reads the convergence ratio of the SCF
+ *                 that went on at the iteration where the other stopped;
  *   batch         job=batch, Be, 6 candidates in chunks of 3: every validation check passes (all
  *                 converged, no collapse, energies and iterations equal to the sequential direct
  *                 SCFs), and the batched engine's totals equal the sequential engine's;
@@ -25,6 +31,8 @@
 #include <math.h>
 
 #include "dfr_util.h"
+#include "dfratom_scf/dfr_math.h" /* dfr_tensor_entry: the direct evaluation */
+#include "dfratom_scf/dfrcase.h"
 #include "test_util.h"
 
 static const double C_LIGHT = 137.03599976;
@@ -149,6 +157,52 @@ static void batch_tensor_matches_direct(void **state)
     }
 }
 
+/* Every entry of one candidate's tensor evaluated directly, and compared with dfr_tensor_host */
+static void tensor_equals_direct(const dfr_tshape *ts, const dfr_sym *y, const dfr_fun *f)
+{
+    double *T = malloc(sizeof(double) * ts->per);
+    assert_non_null(T);
+    dfr_tensor_host(ts, y, f, 1, T, 1);
+    long same = 0;
+    for (long u = 0; u < ts->per; ++u)
+        same += T[u] == dfr_tensor_entry(y, f, NULL, NULL, ts->nd, ts->nx, ts->nh, ts->E, ts->outd, ts->outx, u);
+    assert_int_equal(same, ts->per);
+    free(T);
+}
+
+static void batch_tensor_table_exact(void **state)
+{
+    (void)state;
+    for (int ham = 0; ham < 2; ++ham) {
+        static dfr_small t;
+        dfr_small_build(&t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
+        dfr_gbuild g;
+        dfr_tshape ts;
+        assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, !ham), SB_OK);
+        assert_int_equal(dfr_tshape_init(&ts, &g, !ham), SB_OK);
+        assert_true(dfr_etab_fits(ts.tab, &t.y, t.f));
+        assert_true(ts.tab->per > 0 && ts.tab->per < ts.per);
+        tensor_equals_direct(&ts, &t.y, t.f);
+        /* one exponent moved: the numbering no longer fits, the direct path takes over */
+        t.f[t.y.nf - 1].zeta *= 1.25;
+        assert_false(dfr_etab_fits(ts.tab, &t.y, t.f));
+        tensor_equals_direct(&ts, &t.y, t.f);
+        dfr_gbuild_free(&g);
+        dfr_tshape_free(&ts);
+    }
+}
+
+static void iterations_apart_ratio(void **state)
+{
+    (void)state;
+    double ha[DFR_HIST], hb[DFR_HIST];
+    for (int i = 0; i < DFR_HIST; ++i) ha[i] = 100.0 + i, hb[i] = 200.0 + i;
+    assert_true(dfr_ratio_when_other_stopped(12, ha, 12, hb) == 0.0);
+    assert_true(dfr_ratio_when_other_stopped(14, ha, 12, hb) == ha[11]); /* a went on past b's 12th */
+    assert_true(dfr_ratio_when_other_stopped(12, ha, 15, hb) == hb[11]);
+    assert_true(isinf(dfr_ratio_when_other_stopped(DFR_HIST + 3, ha, DFR_HIST + 1, hb)));
+}
+
 static void batch_engines_agree(void **state)
 {
     (void)state;
@@ -189,7 +243,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_electron),   cmocka_unit_test(helium_nr_limit), cmocka_unit_test(beryllium_dirac),
         cmocka_unit_test(neon_j_partners), cmocka_unit_test(openmp_equals_reference), cmocka_unit_test(input_errors),
-        cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_engines_agree),
+        cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_tensor_table_exact),
+        cmocka_unit_test(iterations_apart_ratio), cmocka_unit_test(batch_engines_agree),
         cmocka_unit_test(bsopt_scan_starts_from_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,7 @@ static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const d
     }
     o->energy[j] = !rc && r->converged ? r->energy : NAN;
     o->iters[j] = rc ? 0 : r->iterations;
+    for (int i = 0; i < DFR_HIST; ++i) o->ratio[(long)j * DFR_HIST + i] = rc ? INFINITY : r->conv_ratio[i];
     o->bad_spectrum[j] = bad != 0;
 }
 
@@ -112,8 +113,8 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
     double t1 = sb_clock_seconds();
     int rc = SB_OK;
     if (!d->atom.one_electron) {
-        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B);
-        else dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
+        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &o->tabulated);
+        else o->tabulated += dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
     }
     double t2 = sb_clock_seconds();
     o->t_host += t1 - t0;
@@ -169,6 +170,7 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     const int B = rc ? 1 : dfr_batch_chunk(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
     k.d = d, k.t = &t, k.B = B, k.par = d->backend != SB_BACKEND_REFERENCE;
     o->chunk = B;
+    o->table_per = t.tab ? t.tab->per : 0;
     k.f = calloc((size_t)B * d->y.nf, sizeof *k.f);
     k.st = calloc(B, sizeof *k.st);
     k.live = calloc(B, sizeof *k.live), k.rc = calloc(B, sizeof *k.rc);
@@ -215,6 +217,7 @@ int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
     o->fock_builds = 0;
     o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
     o->chunk = 1;
+    o->tabulated = 0, o->table_per = 0;
     int rc = engine == DFR_ENGINE_SEQUENTIAL ? eval_sequential(d, j0, n, o) : eval_batched(d, j0, n, o);
     sb_progress_done();
     return rc;
@@ -226,7 +229,8 @@ int dfr_batch_out_alloc(dfr_batch_out *o, int n)
     o->energy = calloc(n, sizeof *o->energy);
     o->iters = calloc(n, sizeof *o->iters);
     o->bad_spectrum = calloc(n, sizeof *o->bad_spectrum);
-    return o->energy && o->iters && o->bad_spectrum ? SB_OK : SB_EXIT_RUNTIME;
+    o->ratio = calloc((size_t)n * DFR_HIST, sizeof *o->ratio);
+    return o->energy && o->iters && o->bad_spectrum && o->ratio ? SB_OK : SB_EXIT_RUNTIME;
 }
 
 void dfr_batch_out_free(dfr_batch_out *o)
@@ -234,5 +238,6 @@ void dfr_batch_out_free(dfr_batch_out *o)
     free(o->energy);
     free(o->iters);
     free(o->bad_spectrum);
+    free(o->ratio);
     memset(o, 0, sizeof *o);
 }

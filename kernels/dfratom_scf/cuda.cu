@@ -209,8 +209,11 @@ extern "C" int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 typedef struct {
     dfr_tshape t; // its outd/outx are host pointers: the kernel gets the device copies below
     int *outd, *outx, Bmax, nf;
+    dfr_sym sym;    // host copy, for dfr_etab_fits
+    dfr_etab *tb;   // device copy of t.tab
+    int group;      // candidates whose tables are in flight together
     dfr_fun *fun;
-    double *T, *x, *y;
+    double *T, *x, *y, *tab;
     cublasHandle_t blas;
     struct { /* dfr_batch_cuda_eig: made at its first call, grown as needed */
         cusolverDnHandle_t solver;
@@ -223,14 +226,34 @@ typedef struct {
     } e;
 } dfr_batch_dev;
 
+// Candidates c0 .. c0 + (total / per) - 1; TAB: read their tables (tab, tb->per apart), else
+// evaluate every integral (two instances: the table path alone needs fewer registers)
+template <bool TAB>
 __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restrict__ fun, dfr_tshape t,
                                                          const int *__restrict__ outd,
-                                                         const int *__restrict__ outx, int nf, long total,
+                                                         const int *__restrict__ outx, int nf,
+                                                         const dfr_etab *__restrict__ tb,
+                                                         const double *__restrict__ tab, int c0, long total,
                                                          double *__restrict__ T)
 {
     for (long u = blockIdx.x * (long)DFR_BLOCK + threadIdx.x; u < total; u += (long)gridDim.x * DFR_BLOCK) {
         long c = u / t.per;
-        T[u] = dfr_tensor_entry(&c_sym, fun + c * nf, t.nd, t.nx, t.nh, t.E, outd, outx, u - c * t.per);
+        const dfr_etab *tbu = TAB ? tb : NULL;
+        const double *tc = TAB ? tab + c * tb->per : NULL;
+        T[(c0 + c) * t.per + (u - c * t.per)] =
+            dfr_tensor_entry(&c_sym, fun + (c0 + c) * nf, tbu, tc, t.nd, t.nx, t.nh, t.E, outd, outx, u - c * t.per);
+    }
+}
+
+// The tables of candidates c0 .. c0 + total / tb->per - 1, one thread per elementary integral
+__global__ void __launch_bounds__(DFR_BLOCK) dfr_e_kernel(const dfr_fun *__restrict__ fun, int nf,
+                                                         const dfr_etab *__restrict__ tb, int c0, long total,
+                                                         double *__restrict__ tab)
+{
+    const long per = tb->per;
+    for (long u = blockIdx.x * (long)DFR_BLOCK + threadIdx.x; u < total; u += (long)gridDim.x * DFR_BLOCK) {
+        long c = u / per;
+        tab[u] = dfr_etab_entry(tb, fun + (c0 + c) * nf, u - c * per);
     }
 }
 
@@ -241,11 +264,16 @@ static unsigned t_grid(long total)
     return (unsigned)(blocks < (1L << 20) ? blocks : (1L << 20));
 }
 
-extern "C" int dfr_batch_cuda_launches(long total, sb_launch *l, int max)
+extern "C" int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max)
 {
     if (max < 1) return 0;
-    if (sb_cuda_occupancy((const void *)dfr_t_kernel, "dfr_t_kernel", DFR_BLOCK, 0, (int)t_grid(total), l)) return -1;
-    return 1;
+    if (sb_cuda_occupancy((const void *)dfr_t_kernel<true>, "dfr_t_kernel<table>", DFR_BLOCK, 0, (int)t_grid(total),
+                          l))
+        return -1;
+    if (max < 2) return 1;
+    if (sb_cuda_occupancy((const void *)dfr_e_kernel, "dfr_e_kernel", DFR_BLOCK, 0, (int)t_grid(etotal), l + 1))
+        return -1;
+    return 2;
 }
 
 extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv)
@@ -263,6 +291,12 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
                  "--param batch_mem", Bmax, tbytes / 1e9, freeb / 1e9);
         return SB_EXIT_RUNTIME;
     }
+    b->sym = *y;
+    b->group = dfr_etab_group(t->tab, Bmax);
+    size_t ebytes = sizeof(double) * (size_t)(t->tab->per > 0 ? t->tab->per : 1);
+    SB_CU(cudaMalloc(&b->tb, sizeof(dfr_etab)));
+    SB_CU(cudaMemcpy(b->tb, t->tab, sizeof(dfr_etab), cudaMemcpyHostToDevice));
+    SB_CU(cudaMalloc(&b->tab, ebytes * b->group));
     SB_CU(cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym)));
     SB_CU(cudaMalloc(&b->outd, sizeof(int) * (t->nd + 1)));
     SB_CU(cudaMalloc(&b->outx, sizeof(int) * (t->nx + 1)));
@@ -276,7 +310,7 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
     return SB_OK;
 }
 
-extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
+extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated)
 {
     dfr_batch_dev *b = (dfr_batch_dev *)priv;
     if (B < 1 || B > b->Bmax) {
@@ -284,9 +318,26 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
         return SB_EXIT_RUNTIME;
     }
     SB_CU(cudaMemcpy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
-    long total = (long)B * b->t.per;
-    dfr_t_kernel<<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, total, b->T);
-    SB_CU(cudaGetLastError());
+    const dfr_etab *tb = b->t.tab;
+    for (int c0 = 0; c0 < B; c0 += b->group) {
+        const int n = B - c0 < b->group ? B - c0 : b->group;
+        int fits = 1;
+        for (int c = c0; c < c0 + n; ++c) fits &= dfr_etab_fits(tb, &b->sym, f + (long)c * b->nf);
+        if (fits) {
+            *tabulated += n;
+            long etotal = (long)n * tb->per;
+            dfr_e_kernel<<<t_grid(etotal), DFR_BLOCK>>>(b->fun, b->nf, b->tb, c0, etotal, b->tab);
+            SB_CU(cudaGetLastError());
+        }
+        long total = (long)n * b->t.per;
+        if (fits)
+            dfr_t_kernel<true><<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0,
+                                                             total, b->T);
+        else
+            dfr_t_kernel<false><<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0,
+                                                              total, b->T);
+        SB_CU(cudaGetLastError());
+    }
     SB_CU(cudaDeviceSynchronize());
     return SB_OK;
 }
@@ -404,6 +455,8 @@ extern "C" void dfr_batch_cuda_destroy(void *priv)
     if (b->blas) (void)cublasDestroy(b->blas);
     cudaFree(b->outd);
     cudaFree(b->outx);
+    cudaFree(b->tb);
+    cudaFree(b->tab);
     cudaFree(b->fun);
     cudaFree(b->T);
     cudaFree(b->x);

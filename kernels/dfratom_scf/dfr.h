@@ -17,6 +17,7 @@ extern "C" {
 #define DFR_NSYM 7   /* s1/2 p1/2 p3/2 d3/2 d5/2 f5/2 f7/2 */
 #define DFR_KMAX 7   /* multipole order k <= j + j' <= 7 */
 #define DFR_MAXN 80  /* basis functions per symmetry */
+#define DFR_HIST 128 /* SCF iterations whose convergence ratios a result keeps */
 
 /* kappa of symmetry s, in the order above */
 extern const int dfr_kappa[DFR_NSYM];
@@ -109,6 +110,9 @@ typedef struct {
     int below_minus_c2[DFR_NSYM]; /* eigenvalues below -c^2: must equal N_s (positronic) */
     double min_occ_eps;           /* lowest occupied orbital energy: must exceed -2c^2 */
     double dd_ll, dd_ls, dd_ss, de;
+    /* distance from convergence after iteration it (index it - 1, the first DFR_HIST):
+     * max(dE / conv_e, dD(LL) / conv_ll, dD(LS) / conv_ls, dD(SS) / conv_ss); < 1 stops */
+    double conv_ratio[DFR_HIST];
     double t_eig;                 /* seconds spent in the eigen-solves (host clock) */
 } dfr_result;
 
@@ -168,29 +172,58 @@ void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
  *   G_x = T_x x_x  (rows: the LS outputs; x_x = D'LS),
  * over the E = sum_s N_s^2 density elements of dfr_elem_decode. T_d (nd x nh E) then T_x
  * (nx x E), column-major, make one candidate's `per` doubles. */
+/* The elementary integrals R^k(P,a;Q,b) behind a tensor, tabulated per candidate. They depend
+ * only on (k, P, Q) and the two exponent-pair sums a, b, and a well-tempered basis has few
+ * distinct pair sums (K (K+1)/2), so Xe K = 30's 6.1e7 evaluations per tensor are 2.2e6
+ * distinct ones. Exponents are numbered by distinct value (eidx), pairs by dfr_pair; table
+ * (k, P <= Q) holds a x b entries, a over the first density's pairs (fastest), b over the
+ * second's; P > Q reads (k, Q, P) with the pairs swapped, which is the same sum of the same two
+ * halves (dfr_rk_elem_e), so a tabulated tensor equals the directly evaluated one. The layout
+ * holds for every candidate whose equal-index exponents are equal (dfr_etab_fits). */
+#define DFR_PMAX 11 /* density powers: P <= 2 (l + 2) = 10 */
+#define DFR_MAXCOMBO ((DFR_KMAX + 1) * DFR_PMAX * DFR_PMAX)
+typedef struct {
+    int ncombo, nexp;
+    long per;                                  /* table doubles per candidate */
+    short id[DFR_KMAX + 1][DFR_PMAX][DFR_PMAX]; /* combo of (k, P, Q), P <= Q; -1: not read */
+    int k[DFR_MAXCOMBO], P[DFR_MAXCOMBO], Q[DFR_MAXCOMBO], na[DFR_MAXCOMBO], nb[DFR_MAXCOMBO];
+    long off[DFR_MAXCOMBO];                    /* start of each combo's table, ascending */
+    int eidx[DFR_NSYM * DFR_MAXN];             /* function -> exponent index (ascending zeta) */
+    int rep[DFR_NSYM * DFR_MAXN];              /* exponent index -> a function with it */
+} dfr_etab;
+
 typedef struct {
     int nd, nx, E, nh;           /* rows of T_d, T_x; density elements; blocks in x_d */
     int *outd, *outx;            /* the rows' output codes (host) */
     long per;                    /* tensor doubles per candidate */
     int xlen, ylen;              /* x = (x_d | x_x), y = (G_d | G_x) per candidate */
+    dfr_etab *tab;               /* the elementary-integral table layout (host) */
 } dfr_tshape;
+/* g->fun: the basis whose exponents number the table (any candidate of the batch) */
 int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac);
+/* 1 when the candidate's functions f fit t->tab's exponent numbering */
+int dfr_etab_fits(const dfr_etab *tb, const dfr_sym *y, const dfr_fun *f);
+/* Candidates whose tables the GPU holds at once (1 GiB of them, at least one, at most Bmax) */
+int dfr_etab_group(const dfr_etab *tb, int Bmax);
 void dfr_tshape_free(dfr_tshape *t);
 void dfr_tshape_gather(const dfr_tshape *t, const dfr_sym *y, const double *Dw, double *x);
 void dfr_tshape_scatter(const dfr_tshape *t, const dfr_sym *y, const double *yv, double *G);
-/* B candidates' tensors (f: B x y->nf functions) and products, on the host; parallel: OpenMP */
-void dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel);
+/* B candidates' tensors (f: B x y->nf functions) and products, on the host; parallel: OpenMP.
+ * Candidates that fit the table layout go through the table, others are evaluated directly;
+ * returns how many went through it. */
+int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel);
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel);
 /* The same on the GPU: tensors stay in device memory between the calls */
 int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
-int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B);
+int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated);
 int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
 /* n generalised eigenproblems of dimension d at once: F (n x d x d, in: Fock, out: vectors
  * C with C^T M C = 1), L (lower Cholesky factors of M), w (n x d, ascending) */
 int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w);
 void dfr_batch_cuda_destroy(void *priv);
-/* The occupancy report of the tensor kernel for a pass over `total` entries */
-int dfr_batch_cuda_launches(long total, sb_launch *l, int max);
+/* The occupancy report of the tensor kernel for a pass over `total` entries, and of the table
+ * kernel for `etotal` table entries */
+int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max);
 
 /* ---- backends: G builders ---- */
 int dfr_g_reference(dfr_gbuild *g, const double *D, double *G);

@@ -15,6 +15,7 @@
 #define DFR_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 
 #include "dfratom_scf/dfr.h"
 
@@ -119,19 +120,80 @@ DFR_FN int dfr_density(const dfr_sym *y, const dfr_fun *f, int X, int si, int i,
     return n;
 }
 
+/* Index of the pair of exponents (a, b), either order: pairs of the first n exponents come first */
+DFR_FN long dfr_pair(int a, int b) { return a > b ? (long)a * (a + 1) / 2 + b : (long)b * (b + 1) / 2 + a; }
+
+/* R^k(P, pair pa; Q, pair pb) from a candidate's table (dfr_etab in dfr.h) */
+DFR_FN double dfr_etab_get(const dfr_etab *tb, const double *tab, int k, int P, int Q, long pa, long pb)
+{
+    if (P > Q) {
+        int t = P;
+        long u = pa;
+        P = Q, Q = t, pa = pb, pb = u;
+    }
+    int c = tb->id[k][P][Q];
+    return tab[tb->off[c] + pb * tb->na[c] + pa];
+}
+
+/* The two product densities of R^k(X i1 i2 | Y i3 i4): what every multipole k shares */
+typedef struct {
+    int n1, n2, P1[4], P2[4];
+    double C1[4], C2[4];
+} dfr_dens2;
+
+DFR_FN void dfr_dens2_make(dfr_dens2 *d, const dfr_sym *y, const dfr_fun *f, int X, int s1, int i1, int s2, int i2,
+                           int Y, int s3, int i3, int s4, int i4)
+{
+    d->n1 = dfr_density(y, f, X, s1, i1, s2, i2, d->P1, d->C1);
+    d->n2 = dfr_density(y, f, Y, s3, i3, s4, i4, d->P2, d->C2);
+}
+
 /* R^k over basis functions: the density g^X_i1 g^X_i2 against g^Y_i3 g^Y_i4 (global indices) */
 DFR_FN double dfr_rk(const dfr_sym *y, const dfr_fun *f, int k, int X, int s1, int i1, int s2, int i2, int Y,
                      int s3, int i3, int s4, int i4)
 {
-    int P1[4], P2[4];
-    double C1[4], C2[4];
-    int n1 = dfr_density(y, f, X, s1, i1, s2, i2, P1, C1);
-    int n2 = dfr_density(y, f, Y, s3, i3, s4, i4, P2, C2);
+    dfr_dens2 d;
+    dfr_dens2_make(&d, y, f, X, s1, i1, s2, i2, Y, s3, i3, s4, i4);
     dfr_exps e = dfr_exps_make(f[i1].zeta + f[i2].zeta, f[i3].zeta + f[i4].zeta);
     double r = 0.0;
-    for (int p = 0; p < n1; ++p)
-        for (int q = 0; q < n2; ++q) r += C1[p] * C2[q] * dfr_rk_elem_e(k, P1[p], P2[q], &e);
+    for (int p = 0; p < d.n1; ++p)
+        for (int q = 0; q < d.n2; ++q) r += d.C1[p] * d.C2[q] * dfr_rk_elem_e(k, d.P1[p], d.P2[q], &e);
     return r;
+}
+
+/* The same from a candidate's table, pa and pb the densities' exponent pairs: the same terms,
+ * summed in the same order */
+DFR_FN double dfr_rk_tab(const dfr_dens2 *d, const dfr_etab *tb, const double *tab, int k, long pa, long pb)
+{
+    double r = 0.0;
+    for (int p = 0; p < d->n1; ++p)
+        for (int q = 0; q < d->n2; ++q) r += d->C1[p] * d->C2[q] * dfr_etab_get(tb, tab, k, d->P1[p], d->P2[q], pa, pb);
+    return r;
+}
+
+/* Sum of the exponents of pair x (dfr_pair) of a candidate's functions f */
+DFR_FN double dfr_etab_pair_sum(const dfr_etab *tb, const dfr_fun *f, long x)
+{
+    int a = (int)((sqrt(8.0 * (double)x + 1.0) - 1.0) * 0.5);
+    while ((long)a * (a + 1) / 2 > x) --a;
+    while ((long)(a + 1) * (a + 2) / 2 <= x) ++a;
+    int b = (int)(x - (long)a * (a + 1) / 2);
+    return f[tb->rep[a]].zeta + f[tb->rep[b]].zeta;
+}
+
+/* Entry r of a candidate's table: the elementary integral dfr_rk would evaluate */
+DFR_FN double dfr_etab_entry(const dfr_etab *tb, const dfr_fun *f, long r)
+{
+    int lo = 0, hi = tb->ncombo - 1; /* the last combo starting at or before r */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (tb->off[mid] <= r) lo = mid;
+        else hi = mid - 1;
+    }
+    r -= tb->off[lo];
+    long xa = r % tb->na[lo], xb = r / tb->na[lo];
+    dfr_exps e = dfr_exps_make(dfr_etab_pair_sum(tb, f, xa), dfr_etab_pair_sum(tb, f, xb));
+    return dfr_rk_elem_e(tb->k[lo], tb->P[lo], tb->Q[lo], &e);
 }
 
 /* Output element code of a G build: symmetry, block, row, column. */
@@ -150,12 +212,30 @@ DFR_FN void dfr_out_decode(int code, int *s, int *blk, int *i, int *j)
  *  LL or SS output (component X): h = 0 (D'LL) or 1 (D'SS),
  *      T = R^0(Xi Xj|h'm h'n) - [h == X] sum_k G^k R^k(Xi X'm|X'n Xj);
  *  LS output: only D'LS contributes (h ignored), T = -sum_k G^k R^k(Li L'm|S'n Sj). */
-DFR_FN double dfr_t_entry(const dfr_sym *y, const dfr_fun *f, int s, int blk, int i, int j, int h, int sp, int m,
-                          int n)
+DFR_FN double dfr_t_entry(const dfr_sym *y, const dfr_fun *f, const dfr_etab *tb, const double *tab, int s, int blk,
+                          int i, int j, int h, int sp, int m, int n)
 {
     int gi = y->fun0[s] + i, gj = y->fun0[s] + j, gm = y->fun0[sp] + m, gn = y->fun0[sp] + n;
     int X = blk == DFR_SS ? 1 : 0, Y = blk == DFR_LS ? 1 : X; /* exchange: (Xi X'm|Y'n Yj) */
-    double v = blk == DFR_LS ? 0.0 : dfr_rk(y, f, 0, X, s, gi, s, gj, h, sp, gm, sp, gn);
+    double v = 0.0;
+    if (tb) { /* the exchange densities once for every k: the table made the integrals cheap */
+        const int *ex = tb->eidx;
+        dfr_dens2 d;
+        if (blk != DFR_LS) {
+            dfr_dens2_make(&d, y, f, X, s, gi, s, gj, h, sp, gm, sp, gn);
+            v = dfr_rk_tab(&d, tb, tab, 0, dfr_pair(ex[gi], ex[gj]), dfr_pair(ex[gm], ex[gn]));
+        }
+        if (blk == DFR_LS || h == X) {
+            dfr_dens2_make(&d, y, f, X, s, gi, sp, gm, Y, sp, gn, s, gj);
+            long pa = dfr_pair(ex[gi], ex[gm]), pb = dfr_pair(ex[gn], ex[gj]);
+            for (int k = 0; k <= DFR_KMAX; ++k) {
+                double g = y->gam[s][sp][k];
+                if (g != 0.0) v -= g * dfr_rk_tab(&d, tb, tab, k, pa, pb);
+            }
+        }
+        return v;
+    }
+    if (blk != DFR_LS) v = dfr_rk(y, f, 0, X, s, gi, s, gj, h, sp, gm, sp, gn);
     if (blk == DFR_LS || h == X)
         for (int k = 0; k <= DFR_KMAX; ++k) {
             double g = y->gam[s][sp][k];
@@ -173,10 +253,10 @@ DFR_FN double dfr_g_term(const dfr_sym *y, const dfr_fun *f, const double *D, in
     int N = y->n[sp];
     const double *Dp = D + y->moff[sp] + m + (long)n * N;
     long NN = (long)N * N;
-    if (blk == DFR_LS) return Dp[NN] == 0.0 ? 0.0 : Dp[NN] * dfr_t_entry(y, f, s, blk, i, j, 0, sp, m, n);
+    if (blk == DFR_LS) return Dp[NN] == 0.0 ? 0.0 : Dp[NN] * dfr_t_entry(y, f, NULL, NULL, s, blk, i, j, 0, sp, m, n);
     double v = 0.0;
-    if (Dp[0] != 0.0) v += Dp[0] * dfr_t_entry(y, f, s, blk, i, j, 0, sp, m, n);
-    if (Dp[2 * NN] != 0.0) v += Dp[2 * NN] * dfr_t_entry(y, f, s, blk, i, j, 1, sp, m, n);
+    if (Dp[0] != 0.0) v += Dp[0] * dfr_t_entry(y, f, NULL, NULL, s, blk, i, j, 0, sp, m, n);
+    if (Dp[2 * NN] != 0.0) v += Dp[2 * NN] * dfr_t_entry(y, f, NULL, NULL, s, blk, i, j, 1, sp, m, n);
     return v;
 }
 
@@ -191,9 +271,10 @@ DFR_FN void dfr_elem_decode(const dfr_sym *y, int e, int *sp, int *m, int *n)
     *n = e / y->n[s];
 }
 
-/* Entry u of one candidate's batch tensor (dfr_tshape in dfr.h; outd, outx its row codes) */
-DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, int nd, int nx, int nh, int E, const int *outd,
-                               const int *outx, long u)
+/* Entry u of one candidate's batch tensor (dfr_tshape in dfr.h; outd, outx its row codes);
+ * tb, tab: the candidate's elementary-integral table, or NULL to evaluate them */
+DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, const dfr_etab *tb, const double *tab, int nd,
+                               int nx, int nh, int E, const int *outd, const int *outx, long u)
 {
     long dsz = (long)nd * nh * E;
     int code, h = 0, e, s, blk, i, j, sp, m, n;
@@ -209,7 +290,7 @@ DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, int nd, int n
     }
     dfr_out_decode(code, &s, &blk, &i, &j);
     dfr_elem_decode(y, e, &sp, &m, &n);
-    return dfr_t_entry(y, f, s, blk, i, j, h, sp, m, n);
+    return dfr_t_entry(y, f, tb, tab, s, blk, i, j, h, sp, m, n);
 }
 
 /* One output element: the sum over every symmetry and density element, in a fixed order */

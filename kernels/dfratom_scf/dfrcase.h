@@ -10,7 +10,10 @@ enum { DFR_ENGINE_BATCHED = 0, DFR_ENGINE_SEQUENTIAL = 1 };
 typedef struct {
     double *energy;       /* NAN: the SCF failed or did not converge */
     int *iters, *bad_spectrum;
+    double *ratio;        /* DFR_HIST convergence ratios per candidate (dfr_result.conv_ratio) */
     int fock_builds, chunk;
+    int tabulated;        /* candidates whose tensors were read from an elementary-integral table */
+    long table_per;       /* that table's integrals per candidate */
     double t_host, t_tensor, t_contract; /* seconds: SCF host steps, tensors, contractions */
     double t_eig;         /* seconds: batched eigen-solves on the GPU (eigensolver=cusolver) */
 } dfr_batch_out;
@@ -64,6 +67,11 @@ int dfr_batch_out_alloc(dfr_batch_out *o, int n);
 void dfr_batch_out_free(dfr_batch_out *o);
 /* Candidates in flight together out of n: as many tensors as fit in batch_mem, at least one */
 int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n);
+
+/* Two SCFs of one candidate that stopped after ia and ib iterations, ha and hb their
+ * conv_ratio histories: the convergence ratio of the one that went on, at the iteration where
+ * the other stopped (0 when the counts are equal, INFINITY beyond the history) */
+double dfr_ratio_when_other_stopped(int ia, const double *ha, int ib, const double *hb);
 
 /* d->backend must be set: eigensolver=cusolver is refused on the CPU backends */
 int dfr_case_parse(sb_params *p, dfr_case *d);

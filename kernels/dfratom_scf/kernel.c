@@ -34,9 +34,9 @@ int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void 
     sb_error("dfratom_scf: built without CUDA (CUDA=0)");
     return SB_EXIT_USAGE;
 }
-int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B)
+int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated)
 {
-    (void)priv, (void)f, (void)B;
+    (void)priv, (void)f, (void)B, (void)tabulated;
     return SB_EXIT_RUNTIME;
 }
 int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv)
@@ -50,9 +50,9 @@ int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, dou
     return SB_EXIT_RUNTIME;
 }
 void dfr_batch_cuda_destroy(void *priv) { (void)priv; }
-int dfr_batch_cuda_launches(long total, sb_launch *l, int max)
+int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max)
 {
-    (void)total, (void)l, (void)max;
+    (void)total, (void)etotal, (void)l, (void)max;
     return 0;
 }
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
@@ -152,7 +152,8 @@ static int dfr_prepare(sb_case *c)
         /* the batched engine never launches the direct build: report its tensor pass (one chunk) */
         dfr_tshape t;
         if ((rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC))) return rc;
-        int n = dfr_batch_cuda_launches(dfr_batch_chunk(d, &t, d->batch) * t.per, c->launch, SB_MAX_LAUNCH);
+        const int B = dfr_batch_chunk(d, &t, d->batch);
+        int n = dfr_batch_cuda_launches(B * t.per, dfr_etab_group(t.tab, B) * t.tab->per, c->launch, SB_MAX_LAUNCH);
         dfr_tshape_free(&t);
         if (n < 0) return SB_EXIT_RUNTIME;
         c->nlaunch = n;
@@ -214,6 +215,8 @@ static int batch_counters(sb_case *c, dfr_case *d)
     sb_counter_set(cs, "batch_scfs_per_s", d->batch / d->batch_time, "SCF/s");
     if (d->engine == DFR_ENGINE_BATCHED) {
         sb_counter_set(cs, "batch_time_tensors", o->t_tensor, "s");
+        sb_counter_set(cs, "batch_tabulated_candidates", o->tabulated, "1");
+        sb_counter_set(cs, "batch_table_integrals_per_candidate", (double)o->table_per, "1");
         sb_counter_set(cs, "batch_time_contractions", o->t_contract, "s");
         sb_counter_set(cs, "batch_time_host_scf", o->t_host, "s");
         if (d->eig_gpu) sb_counter_set(cs, "batch_time_gpu_eigensolves", o->t_eig, "s");

@@ -315,6 +315,10 @@ int dfr_scf_fock(dfr_scf_run *st, int *done)
     }
     r->de = fabs(r->energy - st->Eold);
     st->Eold = r->energy;
+    if (it <= DFR_HIST)
+        r->conv_ratio[it - 1] = it == 1 ? INFINITY
+                                        : fmax(fmax(r->de / o->conv_e, r->dd_ll / o->conv_ll),
+                                               fmax(r->dd_ls / o->conv_ls, r->dd_ss / o->conv_ss));
     if (st->verbose)
         sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy, r->de,
                     r->dd_ll);

@@ -5,6 +5,94 @@
 
 #include "dfratom_scf/dfr_math.h"
 
+/* Exponents numbered by distinct value, ascending (qsort of function indices by zeta) */
+static const dfr_fun *sort_f;
+static int by_zeta(const void *a, const void *b)
+{
+    double x = sort_f[*(const int *)a].zeta, y = sort_f[*(const int *)b].zeta;
+    return x < y ? -1 : x > y;
+}
+
+static void etab_number(dfr_etab *tb, const dfr_sym *y, const dfr_fun *f)
+{
+    int ord[DFR_NSYM * DFR_MAXN];
+    for (int i = 0; i < y->nf; ++i) ord[i] = i;
+    sort_f = f;
+    qsort(ord, (size_t)y->nf, sizeof *ord, by_zeta);
+    tb->nexp = 0;
+    for (int r = 0; r < y->nf; ++r) {
+        if (!r || f[ord[r]].zeta != f[ord[r - 1]].zeta) tb->rep[tb->nexp++] = ord[r];
+        tb->eidx[ord[r]] = tb->nexp - 1;
+    }
+}
+
+/* Reads of R^k between densities (X; s1, s2) and (Y; s3, s4): every power pair, the pair ranges */
+static void etab_need(dfr_etab *tb, const dfr_sym *y, const int *mx, int k, int X, int s1, int s2, int Y, int s3,
+                      int s4)
+{
+    long la = dfr_pair(mx[s1], mx[s2]) + 1, lb = dfr_pair(mx[s3], mx[s4]) + 1;
+    for (int t1 = 0; t1 < y->nterm[s1][X]; ++t1)
+        for (int t2 = 0; t2 < y->nterm[s2][X]; ++t2)
+            for (int t3 = 0; t3 < y->nterm[s3][Y]; ++t3)
+                for (int t4 = 0; t4 < y->nterm[s4][Y]; ++t4) {
+                    int P = y->pw[s1][X][t1] + y->pw[s2][X][t2], Q = y->pw[s3][Y][t3] + y->pw[s4][Y][t4];
+                    long na = la, nb = lb;
+                    if (P > Q) {
+                        int t = P;
+                        P = Q, Q = t, na = lb, nb = la;
+                    }
+                    int c = tb->id[k][P][Q];
+                    if (c < 0) {
+                        c = tb->id[k][P][Q] = (short)tb->ncombo++;
+                        tb->k[c] = k, tb->P[c] = P, tb->Q[c] = Q, tb->na[c] = tb->nb[c] = 0;
+                    }
+                    if (na > tb->na[c]) tb->na[c] = (int)na;
+                    if (nb > tb->nb[c]) tb->nb[c] = (int)nb;
+                }
+}
+
+/* The combos and pair ranges the tensor's entries read: dfr_t_entry's two kinds of terms for
+ * every row kind (s, blk), density block h and density symmetry sp */
+static void etab_layout(dfr_etab *tb, const dfr_sym *y, const dfr_fun *f, const dfr_tshape *t, int nout,
+                        const int *out)
+{
+    int mx[DFR_NSYM] = {0}, seen[DFR_NSYM][3] = {{0}};
+    etab_number(tb, y, f);
+    for (int s = 0; s < y->ns; ++s)
+        for (int i = 0; i < y->n[s]; ++i)
+            if (tb->eidx[y->fun0[s] + i] > mx[s]) mx[s] = tb->eidx[y->fun0[s] + i];
+    memset(tb->id, 0xff, sizeof tb->id);
+    tb->ncombo = 0;
+    for (int o = 0; o < nout; ++o) {
+        int s, blk, i, j;
+        dfr_out_decode(out[o], &s, &blk, &i, &j);
+        if (seen[s][blk]++) continue;
+        int X = blk == DFR_SS ? 1 : 0, Y = blk == DFR_LS ? 1 : X;
+        for (int h = 0; h < (blk == DFR_LS ? 1 : t->nh); ++h)
+            for (int sp = 0; sp < y->ns; ++sp) {
+                if (blk != DFR_LS) etab_need(tb, y, mx, 0, X, s, s, h, sp, sp);
+                if (blk == DFR_LS || h == X)
+                    for (int k = 0; k <= DFR_KMAX; ++k)
+                        if (y->gam[s][sp][k] != 0.0) etab_need(tb, y, mx, k, X, s, sp, Y, sp, s);
+            }
+    }
+    tb->per = 0;
+    for (int c = 0; c < tb->ncombo; ++c) tb->off[c] = tb->per, tb->per += (long)tb->na[c] * tb->nb[c];
+}
+
+int dfr_etab_fits(const dfr_etab *tb, const dfr_sym *y, const dfr_fun *f)
+{
+    for (int i = 0; i < y->nf; ++i)
+        if (f[i].zeta != f[tb->rep[tb->eidx[i]]].zeta) return 0;
+    return 1;
+}
+
+int dfr_etab_group(const dfr_etab *tb, int Bmax)
+{
+    long g = (1L << 30) / (8 * (tb->per > 0 ? tb->per : 1));
+    return g < 1 ? 1 : g > Bmax ? Bmax : (int)g;
+}
+
 int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac)
 {
     memset(t, 0, sizeof *t);
@@ -13,7 +101,8 @@ int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac)
     t->nh = dirac ? 2 : 1;
     t->outd = malloc(sizeof(int) * (size_t)g->nout);
     t->outx = malloc(sizeof(int) * (size_t)g->nout);
-    if (!t->outd || !t->outx) return SB_EXIT_RUNTIME;
+    t->tab = malloc(sizeof *t->tab);
+    if (!t->outd || !t->outx || !t->tab) return SB_EXIT_RUNTIME;
     for (int o = 0; o < g->nout; ++o) {
         int s, blk, i, j;
         dfr_out_decode(g->out[o], &s, &blk, &i, &j);
@@ -23,6 +112,7 @@ int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac)
     t->per = (long)t->nd * t->nh * t->E + (long)t->nx * t->E;
     t->xlen = t->nh * t->E + (t->nx ? t->E : 0);
     t->ylen = t->nd + t->nx;
+    etab_layout(t->tab, y, g->fun, t, g->nout, g->out);
     return SB_OK;
 }
 
@@ -30,7 +120,9 @@ void dfr_tshape_free(dfr_tshape *t)
 {
     free(t->outd);
     free(t->outx);
+    free(t->tab);
     t->outd = t->outx = NULL;
+    t->tab = NULL;
 }
 
 /* x_d = (D'LL | D'SS), x_x = D'LS: each symmetry's block is contiguous in both */
@@ -51,14 +143,26 @@ void dfr_tshape_scatter(const dfr_tshape *t, const dfr_sym *y, const double *yv,
     for (int r = 0; r < t->nx; ++r) *dfr_g_slot(y, G, t->outx[r]) = yv[t->nd + r];
 }
 
-void dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel)
+int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel)
 {
-    const long total = (long)B * t->per;
+    const dfr_etab *tb = t->tab;
+    int tabulated = 0;
+    double *tab = malloc(sizeof(double) * (size_t)tb->per);
+    for (int c = 0; c < B; ++c) {
+        const dfr_fun *fc = f + (long)c * y->nf;
+        const dfr_etab *use = tab && dfr_etab_fits(tb, y, fc) ? tb : NULL;
+        if (use) {
+            tabulated++;
 #pragma omp parallel for schedule(dynamic, 256) if (parallel)
-    for (long u = 0; u < total; ++u) {
-        long c = u / t->per;
-        T[u] = dfr_tensor_entry(y, f + c * y->nf, t->nd, t->nx, t->nh, t->E, t->outd, t->outx, u - c * t->per);
+            for (long r = 0; r < tb->per; ++r) tab[r] = dfr_etab_entry(tb, fc, r);
+        }
+        double *Tc = T + c * t->per;
+#pragma omp parallel for schedule(dynamic, 256) if (parallel)
+        for (long u = 0; u < t->per; ++u)
+            Tc[u] = dfr_tensor_entry(y, fc, use, tab, t->nd, t->nx, t->nh, t->E, t->outd, t->outx, u);
     }
+    free(tab);
+    return tabulated;
 }
 
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel)

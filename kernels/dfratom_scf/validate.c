@@ -222,6 +222,14 @@ static void check_bsopt(sb_case *c, const dfr_case *d, sb_validation *v)
                      "variational bound: a finite basis stays above the numerical HF limit");
 }
 
+double dfr_ratio_when_other_stopped(int ia, const double *ha, int ib, const double *hb)
+{
+    const int lo = ia < ib ? ia : ib;
+    if (ia == ib) return 0.0;
+    const double *h = ia > ib ? ha : hb;
+    return lo >= 1 && lo <= DFR_HIST ? h[lo - 1] : INFINITY;
+}
+
 /* A batch: every candidate converged without collapse, and the first batch_check candidates
  * computed again by the other engine (batched: stored integrals and one contraction per
  * iteration; sequential: the direct SCF) agree */
@@ -243,25 +251,38 @@ static void check_batch(sb_case *c, dfr_case *d, sb_validation *v)
     const int engine = d->engine == DFR_ENGINE_BATCHED ? DFR_ENGINE_SEQUENTIAL : DFR_ENGINE_BATCHED;
     /* the other engine fills candidates 0 .. n-1 of its own arrays */
     int rc = dfr_batch_eval(d, engine, 0, n, &other);
-    double dev = 0.0;
-    int miss = 0, off1 = 0;
+    double dev = 0.0, near = 0.0;
+    int miss = 0, apart = 0, most = 0;
     for (int j = 0; j < n; ++j) {
         double a = o->energy[j], b = other.energy[j];
         dev = rc || !isfinite(a) || !isfinite(b) ? INFINITY : fmax(dev, fabs(a - b) / fabs(b));
-        const int di = abs(o->iters[j] - other.iters[j]);
-        miss += rc || di > 1, off1 += !rc && di == 1;
+        const int ia = o->iters[j], ib = other.iters[j], di = abs(ia - ib);
+        if (rc || !di) {
+            miss += rc != 0;
+            continue;
+        }
+        double r = dfr_ratio_when_other_stopped(ia, o->ratio + (long)j * DFR_HIST, ib, other.ratio + (long)j * DFR_HIST);
+        near = fmax(near, r), apart++, most = di > most ? di : most;
+        miss += !(r < 10.0);
     }
     const char *by = engine == DFR_ENGINE_BATCHED ? "batched" : "sequential (direct SCF)";
     char src[200];
     snprintf(src, sizeof src, "the first %d candidates by the %s engine", n, by);
     sb_check_add(v, "batch_engines_energy_max_rel", dev, 0.0, 1e-10, SB_TOL_ABS, "1", src);
     /* The engines sum G in different orders (a stored tensor times the density against the
-     * direct build), so a density change that ends within round-off of its threshold can stop
-     * one engine an iteration before the other (Xe K = 30: 2 of 16 candidates, energies
-     * 1e-14 apart). One iteration apart is counted; more would be a different SCF. */
-    sb_counter_set(cs, "batch_engines_iterations_off_by_one", off1, "candidates");
-    snprintf(src, sizeof src, "the first %d candidates by the %s engine (one apart: round-off at a threshold)", n, by);
-    sb_check_add(v, "batch_engines_iterations_more_than_one_apart", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
+     * direct build), so an SCF whose last density changes sit at the round-off floor of their
+     * thresholds can stop in one engine and go on in the other, once or, with DIIS, twice (Xe
+     * K = 30: 1 to 2 of 16 candidates, energies 1e-14 apart). A count that differs is accepted
+     * only where the SCF that went on was within 10x of every threshold when the other stopped:
+     * the same converged state, not a different SCF. */
+    sb_counter_set(cs, "batch_engines_iterations_apart", apart, "candidates");
+    sb_counter_set(cs, "batch_engines_iterations_apart_max", most, "iterations");
+    sb_counter_set(cs, "batch_engines_apart_ratio_max", near, "1");
+    snprintf(src, sizeof src,
+             "the first %d candidates by the %s engine; a count that differs needs the SCF that went on within 10x "
+             "of every threshold (dE, dD) when the other stopped",
+             n, by);
+    sb_check_add(v, "batch_engines_iterations_apart_not_converged", miss, 0.0, 0.0, SB_TOL_ABS, "1", src);
     dfr_batch_out_free(&other);
 }
 
