@@ -5,24 +5,27 @@
 
 #include "dfratom_scf/dfr_math.h"
 
-/* Exponents numbered by distinct value, ascending (qsort of function indices by zeta) */
-static const dfr_fun *sort_f;
+/* Exponents numbered by distinct value, ascending */
+typedef struct {
+    double zeta;
+    int fn;
+} etab_key;
+
 static int by_zeta(const void *a, const void *b)
 {
-    double x = sort_f[*(const int *)a].zeta, y = sort_f[*(const int *)b].zeta;
-    return x < y ? -1 : x > y;
+    const etab_key *x = a, *y = b;
+    return x->zeta < y->zeta ? -1 : x->zeta > y->zeta ? 1 : (x->fn > y->fn) - (x->fn < y->fn);
 }
 
 static void etab_number(dfr_etab *tb, const dfr_sym *y, const dfr_fun *f)
 {
-    int ord[DFR_NSYM * DFR_MAXN];
-    for (int i = 0; i < y->nf; ++i) ord[i] = i;
-    sort_f = f;
-    qsort(ord, (size_t)y->nf, sizeof *ord, by_zeta);
+    etab_key key[DFR_NSYM * DFR_MAXN];
+    for (int i = 0; i < y->nf; ++i) key[i].zeta = f[i].zeta, key[i].fn = i;
+    qsort(key, (size_t)y->nf, sizeof *key, by_zeta);
     tb->nexp = 0;
     for (int r = 0; r < y->nf; ++r) {
-        if (!r || f[ord[r]].zeta != f[ord[r - 1]].zeta) tb->rep[tb->nexp++] = ord[r];
-        tb->eidx[ord[r]] = tb->nexp - 1;
+        if (!r || key[r].zeta != key[r - 1].zeta) tb->rep[tb->nexp++] = key[r].fn;
+        tb->eidx[key[r].fn] = tb->nexp - 1;
     }
 }
 
