@@ -12,6 +12,7 @@
  * direct SCF on the case's backend. */
 #include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,8 @@ int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n)
 typedef struct {
     const dfr_case *d;
     const dfr_tshape *t;
-    int B, par;
+    int B, par, nthr, lane; /* nthr: threads of its host loops; lane 0 reports progress */
+    dfr_batch_out acc;     /* its timers and counts (records go to the caller's) */
     dfr_fun *f;            /* B x nf */
     dfr_scf_run **st;
     int *live, *rc;
@@ -93,14 +95,15 @@ static int gpu_eigensolves(chunk *k)
     return SB_OK;
 }
 
-/* One chunk [j0, j0 + B) to the end of every SCF */
+/* One chunk [j0, j0 + B) to the end of every SCF; outcomes into o, timers into k->acc */
 static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
 {
+    dfr_batch_out *a = &k->acc;
     const dfr_case *d = k->d;
     const dfr_tshape *t = k->t;
     const int B = k->B, nf = d->y.nf, gpu = d->backend == SB_BACKEND_CUDA;
     double t0 = sb_clock_seconds();
-#pragma omp parallel for schedule(dynamic, 1) if (k->par)
+#pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr)
     for (int c = 0; c < B; ++c) {
         dfr_wtbs w = d->w;
         dfr_sym y;
@@ -113,20 +116,20 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
     double t1 = sb_clock_seconds();
     int rc = SB_OK;
     if (!d->atom.one_electron) {
-        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &o->tabulated);
-        else o->tabulated += dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
+        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &a->tabulated);
+        else a->tabulated += dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
     }
     double t2 = sb_clock_seconds();
-    o->t_host += t1 - t0;
-    o->t_tensor += t2 - t1;
+    a->t_host += t1 - t0;
+    a->t_tensor += t2 - t1;
     for (int live = B; live > 0 && !rc;) {
         if (k->eidx) {
             t0 = sb_clock_seconds();
             if ((rc = gpu_eigensolves(k))) break;
-            o->t_eig += sb_clock_seconds() - t0;
+            a->t_eig += sb_clock_seconds() - t0;
         }
         t0 = sb_clock_seconds();
-#pragma omp parallel for schedule(dynamic, 1) if (k->par)
+#pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr)
         for (int c = 0; c < B; ++c) {
             if (!k->live[c]) continue;
             const double *Dw;
@@ -140,7 +143,7 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
         }
         t2 = sb_clock_seconds();
         live = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (k->par) reduction(+ : live)
+#pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr) reduction(+ : live)
         for (int c = 0; c < B; ++c) {
             if (!k->live[c]) continue;
             int done = 0;
@@ -148,66 +151,104 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
             if ((k->rc[c] = dfr_scf_fock(k->st[c], &done)) || done) k->live[c] = 0;
             live += k->live[c];
         }
-        o->t_host += (t1 - t0) + (sb_clock_seconds() - t2);
-        o->t_contract += t2 - t1;
-        sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
+        a->t_host += (t1 - t0) + (sb_clock_seconds() - t2);
+        a->t_contract += t2 - t1;
+        if (!k->lane) sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
     }
     for (int c = 0; c < B; ++c) {
         dfr_result r;
         memset(&r, 0, sizeof r);
         dfr_scf_end(k->st[c], &r, NULL);
         record(o, j0 + c, k->rc[c], &r, d);
-        o->fock_builds += r.fock_builds;
+        a->fock_builds += r.fock_builds;
     }
     return rc;
 }
 
-static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
+/* Host buffers (and on cuda the device state) of a lane of B candidates */
+static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, int B)
 {
-    dfr_tshape t;
-    chunk k = {0};
-    int rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC);
-    const int B = rc ? 1 : dfr_batch_chunk(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
-    k.d = d, k.t = &t, k.B = B, k.par = d->backend != SB_BACKEND_REFERENCE;
-    o->chunk = B;
-    o->table_per = t.tab ? t.tab->per : 0;
-    k.f = calloc((size_t)B * d->y.nf, sizeof *k.f);
-    k.st = calloc(B, sizeof *k.st);
-    k.live = calloc(B, sizeof *k.live), k.rc = calloc(B, sizeof *k.rc);
-    k.G = calloc(B, sizeof *k.G);
-    k.x = calloc((size_t)B * t.xlen, sizeof(double)), k.yv = calloc((size_t)B * t.ylen, sizeof(double));
-    if (!gpu) k.T = malloc(sizeof(double) * (size_t)B * t.per);
-    int eig_bad = 0;
+    const int gpu = d->backend == SB_BACKEND_CUDA;
+    k->d = d, k->t = t, k->B = B, k->par = d->backend != SB_BACKEND_REFERENCE;
+    k->f = calloc((size_t)B * d->y.nf, sizeof *k->f);
+    k->st = calloc(B, sizeof *k->st);
+    k->live = calloc(B, sizeof *k->live), k->rc = calloc(B, sizeof *k->rc);
+    k->G = calloc(B, sizeof *k->G);
+    k->x = calloc((size_t)B * t->xlen, sizeof(double)), k->yv = calloc((size_t)B * t->ylen, sizeof(double));
+    if (!gpu) k->T = malloc(sizeof(double) * (size_t)B * t->per);
+    int bad = !k->f || !k->st || !k->live || !k->rc || !k->G || !k->x || !k->yv || (!gpu && !k->T);
     if (gpu && d->eig_gpu) {
         const int m = d->o.ham == DFR_DIRAC ? 2 : 1;
         size_t maxdd = 0;
         for (int s = 0; s < d->y.ns; ++s) {
             const size_t dim = (size_t)m * d->y.n[s];
-            k.eF[s] = malloc(sizeof(double) * B * dim * dim), k.eW[s] = malloc(sizeof(double) * B * dim);
-            eig_bad |= !k.eF[s] || !k.eW[s];
+            k->eF[s] = malloc(sizeof(double) * B * dim * dim), k->eW[s] = malloc(sizeof(double) * B * dim);
+            bad |= !k->eF[s] || !k->eW[s];
             maxdd = dim * dim > maxdd ? dim * dim : maxdd;
         }
-        k.eL = malloc(sizeof(double) * B * maxdd), k.eidx = malloc(sizeof(int) * B);
-        eig_bad |= !k.eL || !k.eidx;
+        k->eL = malloc(sizeof(double) * B * maxdd), k->eidx = malloc(sizeof(int) * B);
+        bad |= !k->eL || !k->eidx;
     }
-    if (!rc && (!k.f || !k.st || !k.live || !k.rc || !k.G || !k.x || !k.yv || (!gpu && !k.T) || eig_bad)) {
+    if (bad) {
         sb_error("dfratom_scf: batch of %d candidates: out of host memory (%.2f GB of tensors; lower --param "
-                 "batch_mem)", B, 8e-9 * B * t.per);
-        rc = SB_EXIT_RUNTIME;
+                 "batch_mem)", B, 8e-9 * B * t->per);
+        return SB_EXIT_RUNTIME;
     }
-    if (!rc && gpu) rc = dfr_batch_cuda_create(&t, &d->y, B, &k.gpu);
+    return gpu ? dfr_batch_cuda_create(t, &d->y, B, &k->gpu) : SB_OK;
+}
+
+static void chunk_free(chunk *k)
+{
+    dfr_batch_cuda_destroy(k->gpu);
+    free(k->f), free(k->st), free(k->live), free(k->rc), free(k->G), free(k->x), free(k->yv), free(k->T);
+    for (int s = 0; s < DFR_NSYM; ++s) free(k->eF[s]), free(k->eW[s]);
+    free(k->eL), free(k->eidx);
+}
+
+/* On cuda the chunk is two lanes of half the candidates, each a host thread with half the
+ * cores, so that one lane's host steps (densities, Fock matrices, DIIS) run while the other's
+ * eigen-solves and contractions run on the GPU. Lane l takes sub-chunks l, l + 2, ... */
+static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
+{
+    dfr_tshape t;
+    chunk k[2];
+    memset(k, 0, sizeof k);
+    int rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC);
+    const int B = rc ? 1 : dfr_batch_chunk(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
+    const int lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1, Bl = (B + lanes - 1) / lanes;
+    const int threads = omp_get_max_threads();
+    o->chunk = B;
+    o->table_per = t.tab ? t.tab->per : 0;
+    for (int l = 0; l < lanes && !rc; ++l) {
+        rc = chunk_alloc(&k[l], d, &t, Bl);
+        k[l].nthr = lanes == 2 ? (threads + 1 - l) / 2 : threads, k[l].lane = l;
+        if (k[l].nthr < 1) k[l].nthr = 1;
+    }
     /* the candidates' small eigen-solves run side by side: one BLAS thread each */
     const int blas_threads = openblas_get_num_threads();
-    if (k.par) openblas_set_num_threads(1);
-    for (int j = j0; j < j0 + n && !rc; j += B) {
-        k.B = j0 + n - j < B ? j0 + n - j : B;
-        rc = run_chunk(&k, j, o);
+    if (k[0].par) openblas_set_num_threads(1);
+    int lrc[2] = {rc, rc};
+    if (!rc) {
+        const int nested = omp_get_max_active_levels();
+        if (lanes == 2) omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(lanes)
+        {
+            const int l = omp_get_thread_num();
+            for (int j = j0 + l * Bl; j < j0 + n && !lrc[l]; j += lanes * Bl) {
+                k[l].B = j0 + n - j < Bl ? j0 + n - j : Bl;
+                lrc[l] = run_chunk(&k[l], j, o);
+            }
+        }
+        omp_set_max_active_levels(nested);
+        rc = lrc[0] ? lrc[0] : lrc[1];
     }
-    if (k.par) openblas_set_num_threads(blas_threads);
-    dfr_batch_cuda_destroy(k.gpu);
-    free(k.f), free(k.st), free(k.live), free(k.rc), free(k.G), free(k.x), free(k.yv), free(k.T);
-    for (int s = 0; s < DFR_NSYM; ++s) free(k.eF[s]), free(k.eW[s]);
-    free(k.eL), free(k.eidx);
+    if (k[0].par) openblas_set_num_threads(blas_threads);
+    for (int l = 0; l < lanes; ++l) {
+        const dfr_batch_out *a = &k[l].acc;
+        o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;
+        o->fock_builds += a->fock_builds, o->tabulated += a->tabulated;
+        chunk_free(&k[l]);
+    }
     dfr_tshape_free(&t);
     return rc;
 }

@@ -206,6 +206,14 @@ extern "C" int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 
 // ---- a batch of candidate bases: stored tensors, batched contraction ----
 
+// Copies, launches and library calls of a batch go to the calling host thread's own stream, so
+// that the two lanes of batch.c (two host threads) never wait for each other's GPU work
+static cudaError_t lane_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, cudaStreamPerThread);
+    return e == cudaSuccess ? cudaStreamSynchronize(cudaStreamPerThread) : e;
+}
+
 typedef struct {
     dfr_tshape t; // its outd/outx are host pointers: the kernel gets the device copies below
     int *outd, *outx, Bmax, nf;
@@ -295,7 +303,7 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
     b->group = dfr_etab_group(t->tab, Bmax);
     size_t ebytes = sizeof(double) * (size_t)(t->tab->per > 0 ? t->tab->per : 1);
     SB_CU(cudaMalloc(&b->tb, sizeof(dfr_etab)));
-    SB_CU(cudaMemcpy(b->tb, t->tab, sizeof(dfr_etab), cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->tb, t->tab, sizeof(dfr_etab), cudaMemcpyHostToDevice));
     SB_CU(cudaMalloc(&b->tab, ebytes * b->group));
     SB_CU(cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym)));
     SB_CU(cudaMalloc(&b->outd, sizeof(int) * (t->nd + 1)));
@@ -304,9 +312,10 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
     SB_CU(cudaMalloc(&b->T, tbytes));
     SB_CU(cudaMalloc(&b->x, sizeof(double) * (size_t)Bmax * t->xlen));
     SB_CU(cudaMalloc(&b->y, sizeof(double) * (size_t)Bmax * t->ylen));
-    SB_CU(cudaMemcpy(b->outd, t->outd, sizeof(int) * t->nd, cudaMemcpyHostToDevice));
-    if (t->nx) SB_CU(cudaMemcpy(b->outx, t->outx, sizeof(int) * t->nx, cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->outd, t->outd, sizeof(int) * t->nd, cudaMemcpyHostToDevice));
+    if (t->nx) SB_CU(lane_copy(b->outx, t->outx, sizeof(int) * t->nx, cudaMemcpyHostToDevice));
     DFR_BLAS(cublasCreate(&b->blas));
+    DFR_BLAS(cublasSetStream(b->blas, cudaStreamPerThread));
     return SB_OK;
 }
 
@@ -317,28 +326,29 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *
         sb_error("dfratom_scf: %d candidates, but the batch buffers hold 1 .. %d", B, b->Bmax);
         return SB_EXIT_RUNTIME;
     }
-    SB_CU(cudaMemcpy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
     const dfr_etab *tb = b->t.tab;
     for (int c0 = 0; c0 < B; c0 += b->group) {
         const int n = B - c0 < b->group ? B - c0 : b->group;
         int fits = 1;
         for (int c = c0; c < c0 + n; ++c) fits &= dfr_etab_fits(tb, &b->sym, f + (long)c * b->nf);
+        const cudaStream_t st = cudaStreamPerThread;
         if (fits) {
             *tabulated += n;
             long etotal = (long)n * tb->per;
-            dfr_e_kernel<<<t_grid(etotal), DFR_BLOCK>>>(b->fun, b->nf, b->tb, c0, etotal, b->tab);
+            dfr_e_kernel<<<t_grid(etotal), DFR_BLOCK, 0, st>>>(b->fun, b->nf, b->tb, c0, etotal, b->tab);
             SB_CU(cudaGetLastError());
         }
         long total = (long)n * b->t.per;
         if (fits)
-            dfr_t_kernel<true><<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0,
-                                                             total, b->T);
+            dfr_t_kernel<true><<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb,
+                                                                    b->tab, c0, total, b->T);
         else
-            dfr_t_kernel<false><<<t_grid(total), DFR_BLOCK>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0,
-                                                              total, b->T);
+            dfr_t_kernel<false><<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb,
+                                                                     b->tab, c0, total, b->T);
         SB_CU(cudaGetLastError());
     }
-    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaStreamSynchronize(cudaStreamPerThread));
     return SB_OK;
 }
 
@@ -347,14 +357,14 @@ extern "C" int dfr_batch_cuda_contract(void *priv, int B, const double *x, doubl
     dfr_batch_dev *b = (dfr_batch_dev *)priv;
     const dfr_tshape *t = &b->t;
     const double one = 1.0, zero = 0.0;
-    SB_CU(cudaMemcpy(b->x, x, sizeof(double) * (size_t)B * t->xlen, cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->x, x, sizeof(double) * (size_t)B * t->xlen, cudaMemcpyHostToDevice));
     DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nd, t->nh * t->E, &one, b->T, t->nd, t->per, b->x, 1,
                                        t->xlen, &zero, b->y, 1, t->ylen, B));
     if (t->nx)
         DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nx, t->E, &one,
                                            b->T + (long)t->nd * t->nh * t->E, t->nx, t->per,
                                            b->x + (long)t->nh * t->E, 1, t->xlen, &zero, b->y + t->nd, 1, t->ylen, B));
-    SB_CU(cudaMemcpy(yv, b->y, sizeof(double) * (size_t)B * t->ylen, cudaMemcpyDeviceToHost));
+    SB_CU(lane_copy(yv, b->y, sizeof(double) * (size_t)B * t->ylen, cudaMemcpyDeviceToHost));
     return SB_OK;
 }
 
@@ -381,6 +391,7 @@ static int eig_buffers(dfr_batch_dev *b, int d, int n)
     if (!rc) rc = grow((void **)&b->e.info, &b->e.cinfo, nn, sizeof(int));
     if (!rc && !b->e.solver) {
         if ((rc = new_solver(&b->e.solver))) return rc;
+        DFR_SOLVER(cusolverDnSetStream(b->e.solver, cudaStreamPerThread));
         DFR_SOLVER(cusolverDnCreateParams(&b->e.params));
     }
     return rc;
@@ -398,12 +409,12 @@ extern "C" int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const dou
     double **hp = (double **)malloc(sizeof(double *) * 2 * n);
     if (!hp) return SB_EXIT_RUNTIME;
     for (int i = 0; i < n; ++i) hp[i] = b->e.A + i * dd, hp[n + i] = b->e.L + i * dd;
-    cudaError_t ce = cudaMemcpy(b->e.pA, hp, sizeof(double *) * n, cudaMemcpyHostToDevice);
-    if (ce == cudaSuccess) ce = cudaMemcpy(b->e.pL, hp + n, sizeof(double *) * n, cudaMemcpyHostToDevice);
+    cudaError_t ce = lane_copy(b->e.pA, hp, sizeof(double *) * n, cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = lane_copy(b->e.pL, hp + n, sizeof(double *) * n, cudaMemcpyHostToDevice);
     free(hp);
     SB_CU(ce);
-    SB_CU(cudaMemcpy(b->e.A, F, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
-    SB_CU(cudaMemcpy(b->e.L, L, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->e.A, F, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
+    SB_CU(lane_copy(b->e.L, L, sizeof(double) * n * dd, cudaMemcpyHostToDevice));
     const double one = 1.0;
     const double *const *pL = (const double *const *)b->e.pL;
     DFR_BLAS(cublasDtrsmBatched(b->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
@@ -428,7 +439,7 @@ extern "C" int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const dou
                                 d, d, &one, pL, d, b->e.pA, d, n));
     int *info = (int *)malloc(sizeof(int) * n);
     if (!info) return SB_EXIT_RUNTIME;
-    ce = cudaMemcpy(info, b->e.info, sizeof(int) * n, cudaMemcpyDeviceToHost);
+    ce = lane_copy(info, b->e.info, sizeof(int) * n, cudaMemcpyDeviceToHost);
     int bad = -1;
     for (int i = 0; ce == cudaSuccess && i < n && bad < 0; ++i)
         if (info[i]) bad = i;
@@ -438,8 +449,8 @@ extern "C" int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const dou
     free(info);
     SB_CU(ce);
     if (bad >= 0) return SB_EXIT_RUNTIME;
-    SB_CU(cudaMemcpy(F, b->e.A, sizeof(double) * n * dd, cudaMemcpyDeviceToHost));
-    SB_CU(cudaMemcpy(w, b->e.w, sizeof(double) * n * d, cudaMemcpyDeviceToHost));
+    SB_CU(lane_copy(F, b->e.A, sizeof(double) * n * dd, cudaMemcpyDeviceToHost));
+    SB_CU(lane_copy(w, b->e.w, sizeof(double) * n * d, cudaMemcpyDeviceToHost));
     return SB_OK;
 }
 

@@ -48,6 +48,7 @@ typedef struct {
     int bs_starts;        /* bsopt: NEWUOA starts (dealt to the MPI ranks) */
     int bs_scan;          /* bsopt: candidate bases scanned as one batch to pick the starts */
     int batch, engine, batch_check; /* job=batch: candidates, engine, candidates validated */
+    int batch_lanes;      /* cuda, batched engine: 2 overlaps one half-chunk's host steps with the other's GPU work */
     double batch_mem;     /* GiB of integral tensors in flight */
     dfr_batch_out bo;     /* the timed run's outcomes */
     double batch_time;    /* seconds of the last repetition */

@@ -72,6 +72,7 @@ static const sb_param_spec dfr_params[] = {
                                 "batched contraction per iteration) | sequential (one direct SCF after another)"},
     {"batch_check", "16", "job=batch: candidates validated against the other engine"},
     {"batch_mem", "8", "job=batch: GiB of stored integrals in flight (more candidates run in chunks)"},
+    {"batch_lanes", "2", "job=batch on cuda: 2 runs each chunk as two halves whose host steps and GPU work overlap, 1 as one"},
     {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval), per start"},
     {"bsopt_starts", "1", "bsopt: NEWUOA starts, the case's basis and Halton offsets around it; the best "
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},

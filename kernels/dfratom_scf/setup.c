@@ -22,7 +22,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     enum { EIG_LAPACK, EIG_CUSOLVER };
     static const char *const eigs[] = {"lapack", "cusolver", NULL};
     const char *sym = sb_param_string(p, "atom");
-    long batch = 256, batch_check = 16, bs_scan = 0;
+    long batch = 256, batch_check = 16, bs_scan = 0, lanes = 2;
     long bs_evals = 40, bs_starts = 1, charge = 0, np, nd, nf, maxit, diis, A = 0, oracle;
     int ham = 0, nuc = 1, eig = EIG_LAPACK, rc;
     int K = p->size ? p->size : 30;
@@ -52,9 +52,11 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "batch", 256, 1, 65536, &batch)) ||
         (rc = sb_param_choice(p, "batch_engine", engines, DFR_ENGINE_BATCHED, &d->engine)) ||
         (rc = sb_param_long(p, "batch_check", 16, 0, 65536, &batch_check)) ||
+        (rc = sb_param_long(p, "batch_lanes", 2, 1, 2, &lanes)) ||
         (rc = sb_param_double(p, "batch_mem", 8.0, 1e-6, 1024.0, &d->batch_mem)))
         return rc;
     d->batch = (int)batch;
+    d->batch_lanes = (int)lanes;
     d->batch_check = (int)(batch_check < batch ? batch_check : batch);
     if (eig == EIG_CUSOLVER && d->backend != SB_BACKEND_CUDA) {
         sb_error("dfratom_scf: --param eigensolver=cusolver needs --backend cuda (%s accepts lapack)",
