@@ -231,7 +231,9 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     if (!rc) {
         const int nested = omp_get_max_active_levels();
         if (lanes == 2) omp_set_max_active_levels(2);
-#pragma omp parallel num_threads(lanes)
+        /* spread: each lane gets its own half of the places, and its inner teams bind within it
+         * (with close they would start next to each other and share cores) */
+#pragma omp parallel num_threads(lanes) proc_bind(spread)
         {
             const int l = omp_get_thread_num();
             for (int j = j0 + l * Bl; j < j0 + n && !lrc[l]; j += lanes * Bl) {
