@@ -211,7 +211,7 @@ static void batch_matches(void **state)
     sb_cuda_info info;
     REQUIRE_GPU(&info);
     static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "24", "batch_check", "24",
-                                     "batch_mem", "0.01", NULL};
+                                     "batch_mem", "0.0065", NULL};
     sb_result g, c;
     dfr_kernel_run(SB_BACKEND_CUDA, 10, kv, &g);
     assert_true(g.passed);
@@ -236,7 +236,7 @@ static void batch_gpu_eigensolves(void **state)
     sb_cuda_info info;
     REQUIRE_GPU(&info);
     static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "24", "batch_check", "24",
-                                     "batch_mem", "0.01", "eigensolver", "cusolver", NULL};
+                                     "batch_mem", "0.0065", "eigensolver", "cusolver", NULL};
     static const char *const kv_host[] = {"atom", "Ne", "job", "batch", "batch", "24", "batch_check", "0", NULL};
     sb_result g, c;
     dfr_kernel_run(SB_BACKEND_CUDA, 10, kv, &g);

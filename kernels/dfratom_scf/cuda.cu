@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restr
         const dfr_etab *tbu = TAB ? tb : NULL;
         const double *tc = TAB ? tab + c * tb->per : NULL;
         T[(c0 + c) * t.per + (u - c * t.per)] =
-            dfr_tensor_entry(&c_sym, fun + (c0 + c) * nf, tbu, tc, t.nd, t.nx, t.nh, t.E, outd, outx, u - c * t.per);
+            dfr_tensor_entry(&c_sym, fun + (c0 + c) * nf, tbu, tc, &t, outd, outx, u - c * t.per);
     }
 }
 
@@ -358,12 +358,12 @@ extern "C" int dfr_batch_cuda_contract(void *priv, int B, const double *x, doubl
     const dfr_tshape *t = &b->t;
     const double one = 1.0, zero = 0.0;
     SB_CU(lane_copy(b->x, x, sizeof(double) * (size_t)B * t->xlen, cudaMemcpyHostToDevice));
-    DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nd, t->nh * t->E, &one, b->T, t->nd, t->per, b->x, 1,
+    DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nd, t->nh * t->Ed, &one, b->T, t->nd, t->per, b->x, 1,
                                        t->xlen, &zero, b->y, 1, t->ylen, B));
     if (t->nx)
         DFR_BLAS(cublasDgemvStridedBatched(b->blas, CUBLAS_OP_N, t->nx, t->E, &one,
-                                           b->T + (long)t->nd * t->nh * t->E, t->nx, t->per,
-                                           b->x + (long)t->nh * t->E, 1, t->xlen, &zero, b->y + t->nd, 1, t->ylen, B));
+                                           b->T + (long)t->nd * t->nh * t->Ed, t->nx, t->per,
+                                           b->x + (long)t->nh * t->Ed, 1, t->xlen, &zero, b->y + t->nd, 1, t->ylen, B));
     SB_CU(lane_copy(yv, b->y, sizeof(double) * (size_t)B * t->ylen, cudaMemcpyDeviceToHost));
     return SB_OK;
 }

@@ -169,9 +169,11 @@ void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
  * G is linear in the weighted density: for a batch, every candidate's map is computed once per
  * SCF and applied each iteration as two matrix-vector products,
  *   G_d = T_d x_d  (rows: the LL and SS outputs; x_d = D'LL then, Dirac only, D'SS),
- *   G_x = T_x x_x  (rows: the LS outputs; x_x = D'LS),
- * over the E = sum_s N_s^2 density elements of dfr_elem_decode. T_d (nd x nh E) then T_x
- * (nx x E), column-major, make one candidate's `per` doubles. */
+ *   G_x = T_x x_x  (rows: the LS outputs; x_x = D'LS).
+ * D'LL and D'SS are symmetric, so x_d holds their upper triangles (Ed = sum_s N_s (N_s+1)/2
+ * elements of dfr_elem_decode_packed) and a column of T_d for m < n is the sum of the (m, n) and
+ * (n, m) columns; D'LS is not, so x_x holds all E = sum_s N_s^2 elements (dfr_elem_decode).
+ * T_d (nd x nh Ed) then T_x (nx x E), column-major, make one candidate's `per` doubles. */
 /* The elementary integrals R^k(P,a;Q,b) behind a tensor, tabulated per candidate. They depend
  * only on (k, P, Q) and the two exponent-pair sums a, b, and a well-tempered basis has few
  * distinct pair sums (K (K+1)/2), so Xe K = 30's 6.1e7 evaluations per tensor are 2.2e6
@@ -194,6 +196,7 @@ typedef struct {
 
 typedef struct {
     int nd, nx, E, nh;           /* rows of T_d, T_x; density elements; blocks in x_d */
+    int Ed;                      /* elements of one x_d block (upper triangles) */
     int *outd, *outx;            /* the rows' output codes (host) */
     long per;                    /* tensor doubles per candidate */
     int xlen, ylen;              /* x = (x_d | x_x), y = (G_d | G_x) per candidate */

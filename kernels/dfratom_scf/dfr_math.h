@@ -271,26 +271,37 @@ DFR_FN void dfr_elem_decode(const dfr_sym *y, int e, int *sp, int *m, int *n)
     *n = e / y->n[s];
 }
 
-/* Entry u of one candidate's batch tensor (dfr_tshape in dfr.h; outd, outx its row codes);
- * tb, tab: the candidate's elementary-integral table, or NULL to evaluate them */
-DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, const dfr_etab *tb, const double *tab, int nd,
-                               int nx, int nh, int E, const int *outd, const int *outx, long u)
+/* Element e of the packed upper triangles (sp-major, then column n, rows m <= n) */
+DFR_FN void dfr_elem_decode_packed(const dfr_sym *y, int e, int *sp, int *m, int *n)
 {
-    long dsz = (long)nd * nh * E;
-    int code, h = 0, e, s, blk, i, j, sp, m, n;
+    int s = 0;
+    while (e >= y->n[s] * (y->n[s] + 1) / 2) e -= y->n[s] * (y->n[s] + 1) / 2, ++s;
+    int c = 0;
+    while ((c + 1) * (c + 2) / 2 <= e) ++c;
+    *sp = s;
+    *n = c;
+    *m = e - c * (c + 1) / 2;
+}
+
+/* Entry u of one candidate's batch tensor (dfr_tshape in dfr.h; outd, outx its row codes, on the
+ * device their copies); tb, tab: the candidate's elementary-integral table, or NULL to evaluate
+ * them. A T_d column m < n is the (m, n) coefficient plus the (n, m) one: x_d holds D(m, n) once. */
+DFR_FN double dfr_tensor_entry(const dfr_sym *y, const dfr_fun *f, const dfr_etab *tb, const double *tab,
+                               const dfr_tshape *t, const int *outd, const int *outx, long u)
+{
+    const long dsz = (long)t->nd * t->nh * t->Ed;
+    int s, blk, i, j, sp, m, n;
     if (u < dsz) {
-        code = outd[u % nd];
-        int col = (int)(u / nd);
-        h = col >= E;
-        e = col - h * E;
-    } else {
-        u -= dsz;
-        code = outx[u % nx];
-        e = (int)(u / nx);
+        const int col = (int)(u / t->nd), h = col >= t->Ed;
+        dfr_out_decode(outd[u % t->nd], &s, &blk, &i, &j);
+        dfr_elem_decode_packed(y, col - h * t->Ed, &sp, &m, &n);
+        double v = dfr_t_entry(y, f, tb, tab, s, blk, i, j, h, sp, m, n);
+        return m == n ? v : v + dfr_t_entry(y, f, tb, tab, s, blk, i, j, h, sp, n, m);
     }
-    dfr_out_decode(code, &s, &blk, &i, &j);
-    dfr_elem_decode(y, e, &sp, &m, &n);
-    return dfr_t_entry(y, f, tb, tab, s, blk, i, j, h, sp, m, n);
+    u -= dsz;
+    dfr_out_decode(outx[u % t->nx], &s, &blk, &i, &j);
+    dfr_elem_decode(y, (int)(u / t->nx), &sp, &m, &n);
+    return dfr_t_entry(y, f, tb, tab, s, blk, i, j, 0, sp, m, n);
 }
 
 /* One output element: the sum over every symmetry and density element, in a fixed order */

@@ -100,7 +100,7 @@ int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac)
 {
     memset(t, 0, sizeof *t);
     const dfr_sym *y = g->sym;
-    for (int s = 0; s < y->ns; ++s) t->E += y->n[s] * y->n[s];
+    for (int s = 0; s < y->ns; ++s) t->E += y->n[s] * y->n[s], t->Ed += y->n[s] * (y->n[s] + 1) / 2;
     t->nh = dirac ? 2 : 1;
     t->outd = malloc(sizeof(int) * (size_t)g->nout);
     t->outx = malloc(sizeof(int) * (size_t)g->nout);
@@ -112,8 +112,8 @@ int dfr_tshape_init(dfr_tshape *t, const dfr_gbuild *g, int dirac)
         if (blk == DFR_LS) t->outx[t->nx++] = g->out[o];
         else t->outd[t->nd++] = g->out[o];
     }
-    t->per = (long)t->nd * t->nh * t->E + (long)t->nx * t->E;
-    t->xlen = t->nh * t->E + (t->nx ? t->E : 0);
+    t->per = (long)t->nd * t->nh * t->Ed + (long)t->nx * t->E;
+    t->xlen = t->nh * t->Ed + (t->nx ? t->E : 0);
     t->ylen = t->nd + t->nx;
     etab_layout(t->tab, y, g->fun, t, g->nout, g->out);
     return SB_OK;
@@ -128,15 +128,20 @@ void dfr_tshape_free(dfr_tshape *t)
     t->tab = NULL;
 }
 
-/* x_d = (D'LL | D'SS), x_x = D'LS: each symmetry's block is contiguous in both */
+/* x_d = (D'LL | D'SS) upper triangles, x_x = D'LS: each symmetry's block is contiguous in both */
 void dfr_tshape_gather(const dfr_tshape *t, const dfr_sym *y, const double *Dw, double *x)
 {
+    double *xl = x, *xs = x + t->Ed;
     for (int s = 0, e = 0; s < y->ns; e += y->n[s] * y->n[s], ++s) {
-        size_t NN = (size_t)y->n[s] * y->n[s], bytes = sizeof(double) * NN;
+        const int N = y->n[s];
+        const size_t NN = (size_t)N * N;
         const double *P = Dw + y->moff[s];
-        memcpy(x + e, P, bytes);
-        if (t->nh == 2) memcpy(x + t->E + e, P + 2 * NN, bytes);
-        if (t->nx) memcpy(x + (size_t)t->nh * t->E + e, P + NN, bytes);
+        for (int n = 0; n < N; ++n)
+            for (int m = 0; m <= n; ++m) {
+                *xl++ = P[m + (size_t)n * N];
+                if (t->nh == 2) *xs++ = P[2 * NN + m + (size_t)n * N];
+            }
+        if (t->nx) memcpy(x + (size_t)t->nh * t->Ed + e, P + NN, sizeof(double) * NN);
     }
 }
 
@@ -162,7 +167,7 @@ int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int
         double *Tc = T + c * t->per;
 #pragma omp parallel for schedule(dynamic, 256) if (parallel)
         for (long u = 0; u < t->per; ++u)
-            Tc[u] = dfr_tensor_entry(y, fc, use, tab, t->nd, t->nx, t->nh, t->E, t->outd, t->outx, u);
+            Tc[u] = dfr_tensor_entry(y, fc, use, tab, t, t->outd, t->outx, u);
     }
     free(tab);
     return tabulated;
@@ -170,14 +175,14 @@ int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int
 
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel)
 {
-    const long dsz = (long)t->nd * t->nh * t->E;
+    const long dsz = (long)t->nd * t->nh * t->Ed;
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
     for (int c = 0; c < B; ++c) {
         const double *Tc = T + c * t->per, *xc = x + (long)c * t->xlen;
         double *yc = yv + (long)c * t->ylen;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, t->nd, t->nh * t->E, 1.0, Tc, t->nd, xc, 1, 0.0, yc, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, t->nd, t->nh * t->Ed, 1.0, Tc, t->nd, xc, 1, 0.0, yc, 1);
         if (t->nx)
-            cblas_dgemv(CblasColMajor, CblasNoTrans, t->nx, t->E, 1.0, Tc + dsz, t->nx, xc + (long)t->nh * t->E, 1,
+            cblas_dgemv(CblasColMajor, CblasNoTrans, t->nx, t->E, 1.0, Tc + dsz, t->nx, xc + (long)t->nh * t->Ed, 1,
                         0.0, yc + t->nd, 1);
     }
 }
