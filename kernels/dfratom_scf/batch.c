@@ -119,31 +119,45 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
         if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &a->tabulated);
         else a->tabulated += dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
     }
-    double t2 = sb_clock_seconds();
     a->t_host += t1 - t0;
-    a->t_tensor += t2 - t1;
-    for (int live = B; live > 0 && !rc;) {
-        if (k->eidx) {
-            t0 = sb_clock_seconds();
-            if ((rc = gpu_eigensolves(k))) break;
-            a->t_eig += sb_clock_seconds() - t0;
+    a->t_tensor += sb_clock_seconds() - t1;
+    /* The iterations run in one parallel region, steps on the GPU in `single`: under two lanes
+     * the region is nested, and libgomp starts a nested team's threads anew for each one */
+    int live = B;
+    double ts[3] = {0};
+#pragma omp parallel if (k->par) num_threads(k->nthr)
+    while (live > 0 && !rc) { /* live and rc are read after a barrier: every thread agrees */
+#pragma omp single
+        {
+            if (k->eidx) {
+                ts[0] = sb_clock_seconds();
+                rc = gpu_eigensolves(k);
+                a->t_eig += sb_clock_seconds() - ts[0];
+            }
+            ts[0] = sb_clock_seconds();
         }
-        t0 = sb_clock_seconds();
-#pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr)
+        if (rc) break;
+#pragma omp for schedule(dynamic, 1)
         for (int c = 0; c < B; ++c) {
             if (!k->live[c]) continue;
             const double *Dw;
             if ((k->rc[c] = dfr_scf_density(k->st[c], &Dw, &k->G[c]))) k->live[c] = 0;
             else if (Dw) dfr_tshape_gather(t, &d->y, Dw, k->x + (long)c * t->xlen);
         }
-        t1 = sb_clock_seconds();
-        if (!d->atom.one_electron) {
-            if (gpu) rc = dfr_batch_cuda_contract(k->gpu, B, k->x, k->yv);
-            else dfr_contract_host(t, B, k->T, k->x, k->yv, k->par);
+#pragma omp single
+        {
+            ts[1] = sb_clock_seconds();
+            if (gpu && !d->atom.one_electron) rc = dfr_batch_cuda_contract(k->gpu, B, k->x, k->yv);
         }
-        t2 = sb_clock_seconds();
-        live = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr) reduction(+ : live)
+        if (rc) break;
+        if (!gpu && !d->atom.one_electron) {
+#pragma omp for schedule(dynamic, 1)
+            for (int c = 0; c < B; ++c)
+                dfr_contract_one(t, k->T + c * t->per, k->x + (long)c * t->xlen, k->yv + (long)c * t->ylen);
+        }
+#pragma omp single
+        ts[2] = sb_clock_seconds(), live = 0;
+#pragma omp for schedule(dynamic, 1) reduction(+ : live)
         for (int c = 0; c < B; ++c) {
             if (!k->live[c]) continue;
             int done = 0;
@@ -151,9 +165,13 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
             if ((k->rc[c] = dfr_scf_fock(k->st[c], &done)) || done) k->live[c] = 0;
             live += k->live[c];
         }
-        a->t_host += (t1 - t0) + (sb_clock_seconds() - t2);
-        a->t_contract += t2 - t1;
-        if (!k->lane) sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
+#pragma omp single
+        {
+            a->t_host += (ts[1] - ts[0]) + (sb_clock_seconds() - ts[2]);
+            a->t_contract += ts[2] - ts[1];
+            if (!k->lane)
+                sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
+        }
     }
     for (int c = 0; c < B; ++c) {
         dfr_result r;
@@ -227,16 +245,22 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     /* the candidates' small eigen-solves run side by side: one BLAS thread each */
     const int blas_threads = openblas_get_num_threads();
     if (k[0].par) openblas_set_num_threads(1);
-    int lrc[2] = {rc, rc};
-    if (!rc) {
+    if (!rc && lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
+        for (int j = j0; j < j0 + n && !rc; j += Bl) {
+            k[0].B = j0 + n - j < Bl ? j0 + n - j : Bl;
+            rc = run_chunk(&k[0], j, o);
+        }
+    if (!rc && lanes == 2) {
+        int lrc[2] = {0, 0};
         const int nested = omp_get_max_active_levels();
-        if (lanes == 2) omp_set_max_active_levels(2);
+        omp_set_max_active_levels(2);
         /* spread: each lane gets its own half of the places, and its inner teams bind within it
-         * (with close they would start next to each other and share cores) */
-#pragma omp parallel num_threads(lanes) proc_bind(spread)
+         * (with close they would start next to each other and share cores). The inner teams are
+         * nested, and libgomp starts their threads anew each time (about 0.1-1 ms a region). */
+#pragma omp parallel num_threads(2) proc_bind(spread)
         {
             const int l = omp_get_thread_num();
-            for (int j = j0 + l * Bl; j < j0 + n && !lrc[l]; j += lanes * Bl) {
+            for (int j = j0 + l * Bl; j < j0 + n && !lrc[l]; j += 2 * Bl) {
                 k[l].B = j0 + n - j < Bl ? j0 + n - j : Bl;
                 lrc[l] = run_chunk(&k[l], j, o);
             }

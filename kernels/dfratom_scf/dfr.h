@@ -216,6 +216,8 @@ void dfr_tshape_scatter(const dfr_tshape *t, const dfr_sym *y, const double *yv,
  * returns how many went through it. */
 int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int B, double *T, int parallel);
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel);
+/* One candidate's products: y = (T_d x_d | T_x x_x) */
+void dfr_contract_one(const dfr_tshape *t, const double *Tc, const double *xc, double *yc);
 /* The same on the GPU: tensors stay in device memory between the calls */
 int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
 int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated);

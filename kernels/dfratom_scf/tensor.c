@@ -173,16 +173,16 @@ int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int
     return tabulated;
 }
 
+void dfr_contract_one(const dfr_tshape *t, const double *Tc, const double *xc, double *yc)
+{
+    cblas_dgemv(CblasColMajor, CblasNoTrans, t->nd, t->nh * t->Ed, 1.0, Tc, t->nd, xc, 1, 0.0, yc, 1);
+    if (t->nx)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, t->nx, t->E, 1.0, Tc + (long)t->nd * t->nh * t->Ed, t->nx,
+                    xc + (long)t->nh * t->Ed, 1, 0.0, yc + t->nd, 1);
+}
+
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel)
 {
-    const long dsz = (long)t->nd * t->nh * t->Ed;
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
-    for (int c = 0; c < B; ++c) {
-        const double *Tc = T + c * t->per, *xc = x + (long)c * t->xlen;
-        double *yc = yv + (long)c * t->ylen;
-        cblas_dgemv(CblasColMajor, CblasNoTrans, t->nd, t->nh * t->Ed, 1.0, Tc, t->nd, xc, 1, 0.0, yc, 1);
-        if (t->nx)
-            cblas_dgemv(CblasColMajor, CblasNoTrans, t->nx, t->E, 1.0, Tc + dsz, t->nx, xc + (long)t->nh * t->Ed, 1,
-                        0.0, yc + t->nd, 1);
-    }
+    for (int c = 0; c < B; ++c) dfr_contract_one(t, T + c * t->per, x + (long)c * t->xlen, yv + (long)c * t->ylen);
 }
