@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Fourteenth session, call 9 (40f85a2 build): more Be bases for the nonrelativistic limit (point
+# nucleus, hamiltonian=schrodinger) in large even-tempered bases against the numerical HF limits.
+set -u
+cd "$(dirname "$0")/.."
+tar xJf carry/bin.txz -C carry
+export LD_LIBRARY_PATH=$PWD/carry/libs OMP_PROC_BIND=close OMP_PLACES=cores
+R=$OUT/r; mkdir -p $R/json; N=carry/new/scibench
+NR="--param hamiltonian=schrodinger --param nucleus=point"
+sel() { grep -E "^(time|machine|  GPU)|hf_limit|hartree_fock_limit|scf_iterations|VALIDATION (PASSED|FAILED)|FAIL|rror"; }
+run() { local name=$1; shift; echo "== $name"; timeout 150 $N run dfratom_scf --backend cuda --reps 1 --warmup 0 $NR "$@" --json $R/json/$name.json > $R/$name.txt 2>&1; echo "rc $?"; sel < $R/$name.txt; }
+{
+nvidia-smi --query-gpu=name --format=csv,noheader
+$N --version | head -1
+run be.40a --size 40 --param atom=Be --param beta=1.6 --param alpha=0.02
+run be.36 --size 36 --param atom=Be --param beta=1.65 --param alpha=0.03
+run be.44 --size 44 --param atom=Be --param beta=1.55 --param alpha=0.03
+run be.40b --size 40 --param atom=Be --param beta=1.62 --param alpha=0.03
+} 2>&1 | tee $R/log.txt
+cp carry/script-call9.sh $R/script.sh
+cd $OUT && tar czf r.tgz r && rm -rf r
