@@ -46,24 +46,54 @@ static void test_random_keying(void **state)
     assert_memory_not_equal(&a, &hi, sizeof a);
 }
 
+/* Words 2j, 2j+1 of Random123's philox4x32 with counter {site, c1, c2, c3}. */
+static void expected_words(uint64_t seed, uint32_t site, uint32_t c1, uint32_t c2, int j, uint32_t *a, uint32_t *b)
+{
+    philox4x32_ctr_t c = {{site, c1, c2, LMC_TAG_MOVE}};
+    philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
+    philox4x32_ctr_t r = philox4x32(c, k);
+    *a = r.v[2 * j], *b = r.v[2 * j + 1];
+}
+
+/* Site pairing: sites xh = 2p, 2p + 1 of a row (global x = px + 2 xh) share the counter
+ * of the first; it takes words 0, 1 and the second 2, 3. */
+static void test_site_words_pairing(void **state)
+{
+    (void)state;
+    const int L = 12;
+    for (int px = 0; px < 2; px++)
+        for (int xh = 0; xh < L / 2; xh++) {
+            int x = px + 2 * xh;
+            uint32_t site = (uint32_t)(x + L * (3 + L * 5)), first = site - (xh & 1 ? 2u : 0u), a, b;
+            lmc_words w = lmc_site_words(77, site, x, 9, 6);
+            expected_words(77, first, 9, 6, xh & 1, &a, &b);
+            assert_int_equal(w.a, a);
+            assert_int_equal(w.b, b);
+        }
+    /* the two sites of a pair get different bits */
+    lmc_words w0 = lmc_site_words(77, 100, 4, 9, 6), w1 = lmc_site_words(77, 102, 6, 9, 6);
+    assert_true(w0.a != w1.a || w0.b != w1.b);
+}
+
 /* The SIMD row generator against Random123's philox4x32, every word, for
- * lengths that exercise the vector body and the scalar tail. */
+ * lengths that exercise the vector body and the scalar tail (odd ones leave a
+ * pair with one site). */
 static void test_philox_row_matches_random123(void **state)
 {
     (void)state;
     enum { N = 77 };
-    uint32_t r0[N], r1[N], r2[N];
+    uint32_t ra[N], rb[N];
     const uint64_t seeds[] = {0, 1, 0xdeadbeefcafef00dull};
     for (int s = 0; s < 3; s++)
         for (int n = 1; n <= N; n += 19) {
             /* the last seed also wraps the 32-bit site counter inside a vector */
             uint32_t site0 = s == 2 ? 0xfffffff0u : 1000u * (uint32_t)n + 7u, stride = (uint32_t)(n % 3) + 1u;
-            lmc_philox_row(seeds[s], site0, stride, n, 41, 5, LMC_TAG_MOVE, r0, r1, r2);
+            lmc_philox_pairs(seeds[s], site0, stride, n, 41, 5, LMC_TAG_MOVE, ra, rb);
             for (int i = 0; i < n; i++) {
-                philox4x32_ctr_t r = lmc_random(seeds[s], site0 + (uint32_t)i * stride, 41, 5, LMC_TAG_MOVE);
-                assert_int_equal(r0[i], r.v[0]);
-                assert_int_equal(r1[i], r.v[1]);
-                assert_int_equal(r2[i], r.v[2]);
+                uint32_t a, b;
+                expected_words(seeds[s], site0 + (uint32_t)(i & ~1) * stride, 41, 5, i & 1, &a, &b);
+                assert_int_equal(ra[i], a);
+                assert_int_equal(rb[i], b);
             }
         }
 }
@@ -223,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_philox_known_answers),
         cmocka_unit_test(test_random_keying),
+        cmocka_unit_test(test_site_words_pairing),
         cmocka_unit_test(test_philox_row_matches_random123),
         cmocka_unit_test(test_exp_neg_accuracy),
         cmocka_unit_test(test_cossin_accuracy),

@@ -85,8 +85,8 @@ __global__ void __launch_bounds__(256) lmc_tick(tick_args a, double *acc)
         }
         if (active) {
             uint32_t site = (uint32_t)(x + a.L * (y + a.L * z));
-            philox4x32_ctr_t r = lmc_random(a.seed, site, a.sweep, (uint32_t)a.s, LMC_TAG_MOVE);
-            lmc_result u = lmc_update(a.x[own], a.y[own], a.z[own], e, a.k, r, DROPLET);
+            lmc_words w = lmc_site_words(a.seed, site, x, a.sweep, (uint32_t)a.s);
+            lmc_result u = lmc_update(a.x[own], a.y[own], a.z[own], e, a.k, w, DROPLET);
             if (u.accepted) {
                 a.x[own] = u.x;
                 a.y[own] = u.y;

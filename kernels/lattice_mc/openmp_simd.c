@@ -72,7 +72,7 @@ typedef struct {
     const uint8_t *of;
     const float *nx[6], *ny[6], *nz[6];
     const uint8_t *nf[6];
-    const uint32_t *r0, *r1, *r2; /* the row's random words, from lmc_philox_row */
+    const uint32_t *ra, *rb; /* the row's random words, from lmc_philox_pairs */
 } omp_row;
 
 /* One site of a row; `droplet` is a literal at each call so the bulk loop has no flag loads. */
@@ -89,7 +89,7 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
         lmc_normal(L, x, y, z, &nux, &nuy, &nuz);
         wi = (f & LMC_SURFACE) ? W : 0.0f;
     }
-    philox4x32_ctr_t r = {{rw->r0[xh], rw->r1[xh], rw->r2[xh], 0}};
+    lmc_words r = {rw->ra[xh], rw->rb[xh]};
     float ox = rw->ox[xh], oy = rw->oy[xh], oz = rw->oz[xh];
     lmc_trial_dir t = lmc_trial(ox, oy, oz, k, r);
     /* each neighbour loaded where it is used: the same operations as lmc_update */
@@ -97,7 +97,7 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
     LMC_UNROLL
     for (int j = 0; j < 6; j++) {
         float w = droplet ? (float)(rw->nf[j][xh] & LMC_ACTIVE) : 1.0f;
-        db = lmc_bond(db, w, ox, oy, oz, t, rw->nx[j][xh], rw->ny[j][xh], rw->nz[j][xh]);
+        db = lmc_bond(db, w, t, rw->nx[j][xh], rw->ny[j][xh], rw->nz[j][xh]);
     }
     lmc_result u = lmc_accept(ox, oy, oz, t, db, wi, nux, nuy, nuz, k, r, droplet);
     int acc = u.accepted & active; /* u holds the old director unless accepted */
@@ -111,7 +111,7 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
 /* Per-thread row buffers: the shifted x-neighbour row and the row's random words. */
 typedef struct {
     float *x, *y, *z;
-    uint32_t *r0, *r1, *r2;
+    uint32_t *ra, *rb;
     uint8_t *f;
 } omp_buf;
 
@@ -150,9 +150,9 @@ static void omp_row_update(lmc *m, int s, int zl, int yh, uint32_t sweep, lmc_co
     if (droplet) memcpy(b->f, rw.nf[jw] + shift, n1), memcpy(b->f + n1, rw.nf[jw], n2);
     rw.nx[jw] = b->x, rw.ny[jw] = b->y, rw.nz[jw] = b->z, rw.nf[jw] = b->f;
     int y = 2 * yh + py, z = 2 * (zl - st->g.zoff + st->g.zh0) + pz; /* global: the random key */
-    lmc_philox_row(m->cfg.seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE, b->r0,
-                   b->r1, b->r2);
-    rw.r0 = b->r0, rw.r1 = b->r1, rw.r2 = b->r2;
+    lmc_philox_pairs(m->cfg.seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE, b->ra,
+                     b->rb);
+    rw.ra = b->ra, rw.rb = b->rb;
     float de_row = 0.0f;
     int acc_row = 0;
     if (droplet) {
@@ -181,9 +181,9 @@ static void omp_planes(lmc *m, int phase, int lo, int hi, int by_rows, uint32_t 
 #pragma omp parallel reduction(+ : dE, accepted)
     {
         omp_buf b;
-        b.x = sb_aligned_alloc(6 * (size_t)h * sizeof(float) + (size_t)h), b.y = b.x + h, b.z = b.y + h;
-        b.r0 = (uint32_t *)(b.z + h), b.r1 = b.r0 + h, b.r2 = b.r1 + h;
-        b.f = (uint8_t *)(b.r2 + h);
+        b.x = sb_aligned_alloc(5 * (size_t)h * sizeof(float) + (size_t)h), b.y = b.x + h, b.z = b.y + h;
+        b.ra = (uint32_t *)(b.z + h), b.rb = b.ra + h;
+        b.f = (uint8_t *)(b.rb + h);
         if (!by_rows) {
 #pragma omp for schedule(static)
             for (int zl = lo; zl < hi; zl++)

@@ -35,8 +35,8 @@ static void ref_site(lmc *m, ref_state *st, int x, int y, int z, int sub, uint32
         lmc_normal(L, x, y, z, &e.nux, &e.nuy, &e.nuz);
         e.wi = (float)m->cfg.W;
     }
-    philox4x32_ctr_t r = lmc_random(m->cfg.seed, (uint32_t)i, sweep, (uint32_t)sub, LMC_TAG_MOVE);
-    lmc_result u = lmc_update(m->nx[i], m->ny[i], m->nz[i], e, k, r, 1);
+    lmc_words w = lmc_site_words(m->cfg.seed, (uint32_t)i, x, sweep, (uint32_t)sub);
+    lmc_result u = lmc_update(m->nx[i], m->ny[i], m->nz[i], e, k, w, 1);
     m->nx[i] = u.x, m->ny[i] = u.y, m->nz[i] = u.z;
     st->dE += u.de;
     st->accepted += u.accepted;
