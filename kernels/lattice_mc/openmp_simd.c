@@ -2,11 +2,12 @@
  * Layout: sub-lattice major. Sub-lattice s = px + 2 py + 4 pz holds the sites
  * (2 xh + px, 2 yh + py, 2 zh + pz) at index xh + h (yh + h zh), h = L/2, so a
  * tick streams one contiguous (L/2)^3 block and reads its three neighbour
- * sub-lattices s^1, s^2, s^4 row by row. Rows are split over threads; each row
- * is one `omp simd` loop over all h sites. The one irregular access, the x
- * neighbour that wraps around the row end, is removed by first copying that
- * neighbour row, shifted by one with the wrap, into a small per-thread buffer:
- * then every load in the loop is contiguous and no site falls to scalar code.
+ * sub-lattices s^1, s^2, s^4 row by row. Planes are split over threads; a block
+ * of consecutive rows (about 512 sites) is one `omp simd` loop. The one irregular
+ * access, the x neighbour that wraps around the row end, is removed by first
+ * copying that neighbour row, shifted by one with the wrap, into a small
+ * per-thread buffer: then every load in the loop is contiguous and no site falls
+ * to scalar code.
  * Under MPI each sub-lattice holds the rank's z slab plus halo planes (lmc_store,
  * decomp.c); omp_phase overlaps the halo message with the planes that do not read it. */
 #include <stdlib.h>
@@ -72,7 +73,7 @@ typedef struct {
     const uint8_t *of;
     const float *nx[6], *ny[6], *nz[6];
     const uint8_t *nf[6];
-    const uint32_t *ra, *rb; /* the row's random words, from lmc_philox_pairs */
+    const float *sx, *sy, *sz, *u; /* the row's draws (lmc_draw_of) */
 } omp_row;
 
 /* One site of a row; `droplet` is a literal at each call so the bulk loop has no flag loads. */
@@ -89,7 +90,7 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
         lmc_normal(L, x, y, z, &nux, &nuy, &nuz);
         wi = (f & LMC_SURFACE) ? W : 0.0f;
     }
-    lmc_words r = {rw->ra[xh], rw->rb[xh]};
+    lmc_draw r = {rw->sx[xh], rw->sy[xh], rw->sz[xh], rw->u[xh]};
     float ox = rw->ox[xh], oy = rw->oy[xh], oz = rw->oz[xh];
     lmc_trial_dir t = lmc_trial(ox, oy, oz, k, r);
     /* each neighbour loaded where it is used: the same operations as lmc_update */
@@ -99,7 +100,7 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
         float w = droplet ? (float)(rw->nf[j][xh] & LMC_ACTIVE) : 1.0f;
         db = lmc_bond(db, w, t, rw->nx[j][xh], rw->ny[j][xh], rw->nz[j][xh]);
     }
-    lmc_result u = lmc_accept(ox, oy, oz, t, db, wi, nux, nuy, nuz, k, r, droplet);
+    lmc_result u = lmc_accept(ox, oy, oz, t, db, wi, nux, nuy, nuz, k, r.u, droplet);
     int acc = u.accepted & active; /* u holds the old director unless accepted */
     rw->ox[xh] = active ? u.x : ox;
     rw->oy[xh] = active ? u.y : oy;
@@ -108,27 +109,43 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
     *acc_sum += acc;
 }
 
-/* Per-thread row buffers: the shifted x-neighbour row and the row's random words. */
+/* Per-thread row buffers: the shifted x-neighbour row, the row's random words and its draws. */
 typedef struct {
     float *x, *y, *z;
     uint32_t *ra, *rb;
+    float *sx, *sy, *sz, *u;
     uint8_t *f;
 } omp_buf;
 
-/* Row yh of storage plane zl of sub-lattice s: one tick's work on L/2 sites. */
-static void omp_row_update(lmc *m, int s, int zl, int yh, uint32_t sweep, lmc_consts k, const omp_buf *b,
-                           double *dE, double *accepted)
+/* dst[i] = src[(i + shift) mod h], 0 < shift < h */
+static inline void omp_rotate(float *restrict dst, const float *restrict src, int h, int shift)
+{
+    const int n1 = h - shift;
+#pragma omp simd
+    for (int i = 0; i < n1; i++) dst[i] = src[i + shift];
+    for (int i = n1; i < h; i++) dst[i] = src[i - n1];
+}
+
+/* Rows yh .. yh+nr-1 of storage plane zl of sub-lattice s: nr*h sites of one tick in one
+ * loop. Consecutive rows are contiguous in every stream the loop reads, provided no y
+ * neighbour wraps after the first row (the caller's blocks ensure it), so only the
+ * wrapped x neighbour needs its per-row buffer; longer loops share the row setup, the
+ * loop prologues and the reductions (at L = 64 these cost a third of the time). */
+static void omp_rows_update(lmc *m, int s, int zl, int yh, int nr, uint32_t sweep, lmc_consts k, const omp_buf *b,
+                            double *dE, double *accepted)
 {
     omp_state *st = m->dev;
     const int h = st->g.h, zs = st->g.zs, L = m->cfg.L, droplet = m->cfg.geometry == LMC_DROPLET;
+    const int n = nr * h;
     const long sub = st->g.sub;
     const int px = s & 1, py = (s >> 1) & 1, pz = (s >> 2) & 1;
     const float W = (float)m->cfg.W;
     /* the x neighbour that wraps: -x (j = 1) at xh-1 for px = 0, +x (j = 0) at xh+1 for px = 1 */
     const int jw = px ? 0 : 1, shift = px ? 1 : h - 1;
-    int yP = (yh + py) % h, yM = (yh - 1 + py + h) % h;
+    /* periodic wraps without integer division */
+    int yP = yh + py == h ? 0 : yh + py, yM = yh - 1 + py < 0 ? h - 1 : yh - 1 + py;
     /* periodic in z on one rank; in a slab the neighbours of owned planes are in range */
-    int zP = (zl + pz) % zs, zM = (zl - 1 + pz + zs) % zs;
+    int zP = zl + pz == zs ? 0 : zl + pz, zM = zl - 1 + pz < 0 ? zs - 1 : zl - 1 + pz;
     long own = (long)h * (yh + (long)h * zl);
     long row[6] = {own, own, (long)h * (yP + (long)h * zl), (long)h * (yM + (long)h * zl),
                    (long)h * (yh + (long)h * zP), (long)h * (yh + (long)h * zM)};
@@ -142,28 +159,63 @@ static void omp_row_update(lmc *m, int s, int zl, int yh, uint32_t sweep, lmc_co
         long o = nsub[j] * sub + row[j];
         rw.nx[j] = st->x + o, rw.ny[j] = st->y + o, rw.nz[j] = st->z + o, rw.nf[j] = st->f + o;
     }
-    /* buf[i] = row[(i + shift) mod h]: two contiguous pieces */
-    size_t n1 = (size_t)(h - shift), n2 = (size_t)shift;
-    memcpy(b->x, rw.nx[jw] + shift, n1 * 4), memcpy(b->x + n1, rw.nx[jw], n2 * 4);
-    memcpy(b->y, rw.ny[jw] + shift, n1 * 4), memcpy(b->y + n1, rw.ny[jw], n2 * 4);
-    memcpy(b->z, rw.nz[jw] + shift, n1 * 4), memcpy(b->z + n1, rw.nz[jw], n2 * 4);
-    if (droplet) memcpy(b->f, rw.nf[jw] + shift, n1), memcpy(b->f + n1, rw.nf[jw], n2);
+    const int z = 2 * (zl - st->g.zoff + st->g.zh0) + pz; /* global: the random key */
+    for (int r = 0; r < nr; r++) {
+        /* buf[i] = row[(i + shift) mod h]; inline loops, not six short library calls a row */
+        const long o = (long)r * h;
+        omp_rotate(b->x + o, rw.nx[jw] + o, h, shift);
+        omp_rotate(b->y + o, rw.ny[jw] + o, h, shift);
+        omp_rotate(b->z + o, rw.nz[jw] + o, h, shift);
+        if (droplet) {
+            size_t n1 = (size_t)(h - shift), n2 = (size_t)shift;
+            memcpy(b->f + o, rw.nf[jw] + o + shift, n1), memcpy(b->f + o + n1, rw.nf[jw] + o, n2);
+        }
+        int y = 2 * (yh + r) + py;
+        lmc_philox_pairs(m->cfg.seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE,
+                         b->ra + o, b->rb + o);
+    }
     rw.nx[jw] = b->x, rw.ny[jw] = b->y, rw.nz[jw] = b->z, rw.nf[jw] = b->f;
-    int y = 2 * yh + py, z = 2 * (zl - st->g.zoff + st->g.zh0) + pz; /* global: the random key */
-    lmc_philox_pairs(m->cfg.seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE, b->ra,
-                     b->rb);
-    rw.ra = b->ra, rw.rb = b->rb;
+    /* the draws in a loop of their own: independent of the lattice, so the site loop's
+     * dependency chain starts at the trial and fewer constants compete for its registers */
+#pragma omp simd
+    for (int i = 0; i < n; i++) {
+        lmc_words w = {b->ra[i], b->rb[i]};
+        lmc_draw d = lmc_draw_of(w);
+        b->sx[i] = d.sx, b->sy[i] = d.sy, b->sz[i] = d.sz, b->u[i] = d.u;
+    }
+    rw.sx = b->sx, rw.sy = b->sy, rw.sz = b->sz, rw.u = b->u;
     float de_row = 0.0f;
     int acc_row = 0;
-    if (droplet) {
+    if (droplet) { /* one row at a time (nr = 1): the site's y enters its surface normal */
 #pragma omp simd reduction(+ : de_row, acc_row)
-        for (int xh = 0; xh < h; xh++) omp_site(&rw, xh, 1, L, px, y, z, W, k, &de_row, &acc_row);
+        for (int xh = 0; xh < h; xh++) omp_site(&rw, xh, 1, L, px, 2 * yh + py, z, W, k, &de_row, &acc_row);
     } else {
 #pragma omp simd reduction(+ : de_row, acc_row)
-        for (int xh = 0; xh < h; xh++) omp_site(&rw, xh, 0, L, px, y, z, W, k, &de_row, &acc_row);
+        for (int i = 0; i < n; i++) omp_site(&rw, i, 0, L, px, 0, z, W, k, &de_row, &acc_row);
     }
     *dE += de_row;
     *accepted += acc_row;
+}
+
+/* Rows per site loop: about OMP_BLOCK_SITES sites, one row in a droplet. */
+enum { OMP_BLOCK_SITES = 512 };
+static int omp_block_rows(const lmc *m, int h)
+{
+    return m->cfg.geometry == LMC_DROPLET || h >= OMP_BLOCK_SITES ? 1 : OMP_BLOCK_SITES / h;
+}
+
+/* Tick s on storage plane zl, in blocks of R rows. The row whose y neighbour wraps (row 0
+ * for py = 0, row h-1 for py = 1) runs alone, so that within a block all rows are contiguous. */
+static void omp_plane_tick(lmc *m, int s, int zl, int R, uint32_t sweep, lmc_consts k, const omp_buf *b, double *dE,
+                           double *accepted)
+{
+    const int h = ((omp_state *)m->dev)->g.h, py = (s >> 1) & 1;
+    int y0 = 0, y1 = h;
+    if (R > 1 && py == 0) omp_rows_update(m, s, zl, 0, 1, sweep, k, b, dE, accepted), y0 = 1;
+    if (R > 1 && py == 1) y1 = h - 1;
+    for (int yh = y0; yh < y1; yh += R)
+        omp_rows_update(m, s, zl, yh, R < y1 - yh ? R : y1 - yh, sweep, k, b, dE, accepted);
+    if (R > 1 && py == 1) omp_rows_update(m, s, zl, h - 1, 1, sweep, k, b, dE, accepted);
 }
 
 /* Ticks 4*phase .. 4*phase+3 of lmc_tick_order on storage planes [lo, hi); all
@@ -176,25 +228,26 @@ static void omp_row_update(lmc *m, int s, int zl, int yh, uint32_t sweep, lmc_co
 static void omp_planes(lmc *m, int phase, int lo, int hi, int by_rows, uint32_t sweep, lmc_consts k)
 {
     omp_state *st = m->dev;
-    const int h = st->g.h;
+    const int h = st->g.h, R = omp_block_rows(m, h);
+    const size_t n = (size_t)R * h;
     double dE = 0.0, accepted = 0.0;
 #pragma omp parallel reduction(+ : dE, accepted)
     {
         omp_buf b;
-        b.x = sb_aligned_alloc(5 * (size_t)h * sizeof(float) + (size_t)h), b.y = b.x + h, b.z = b.y + h;
-        b.ra = (uint32_t *)(b.z + h), b.rb = b.ra + h;
-        b.f = (uint8_t *)(b.rb + h);
+        b.x = sb_aligned_alloc(9 * n * sizeof(float) + n), b.y = b.x + n, b.z = b.y + n;
+        b.ra = (uint32_t *)(b.z + n), b.rb = b.ra + n;
+        b.sx = (float *)(b.rb + n), b.sy = b.sx + n, b.sz = b.sy + n, b.u = b.sz + n;
+        b.f = (uint8_t *)(b.u + n);
         if (!by_rows) {
 #pragma omp for schedule(static)
             for (int zl = lo; zl < hi; zl++)
                 for (int t = 4 * phase; t < 4 * phase + 4; t++)
-                    for (int yh = 0; yh < h; yh++)
-                        omp_row_update(m, lmc_tick_order[t], zl, yh, sweep, k, &b, &dE, &accepted);
+                    omp_plane_tick(m, lmc_tick_order[t], zl, R, sweep, k, &b, &dE, &accepted);
         } else {
             for (int t = 4 * phase; t < 4 * phase + 4; t++) {
 #pragma omp for schedule(static)
                 for (int yh = 0; yh < h; yh++)
-                    omp_row_update(m, lmc_tick_order[t], lo, yh, sweep, k, &b, &dE, &accepted);
+                    omp_rows_update(m, lmc_tick_order[t], lo, yh, 1, sweep, k, &b, &dE, &accepted);
             }
         }
         sb_aligned_free(b.x);

@@ -199,13 +199,28 @@ typedef struct {
     int ok;           /* 0 when n + step s was too short to normalise */
 } lmc_trial_dir;
 
-LMC_HD lmc_trial_dir lmc_trial(float ox, float oy, float oz, lmc_consts k, lmc_words w)
+/* What a site update draws before it looks at the lattice: the trial displacement's
+ * direction s (uniform on the sphere) and the acceptance uniform u. Kept apart so that
+ * the CPU backend can compute it for a whole row ahead of the site loop, off the
+ * loop's dependency chain. */
+typedef struct {
+    float sx, sy, sz, u;
+} lmc_draw;
+
+LMC_HD lmc_draw lmc_draw_of(lmc_words w)
 {
-    float sx, sy, sz;
+    lmc_draw d;
     /* two 20-bit uniforms u1 = v1 2^-20, u2 = v2 2^-20, scaled in one exact step each:
      * zz = 2 u1 - 1 and q4 = 4 u2 + 1/2, as lmc_sphere(u1, u2) would compute them */
     float v1 = (float)(w.b >> 12), v2 = (float)(((w.a << 12) | (w.b & 0xfffu)) & 0xfffffu);
-    lmc_sphere_zq(fmaf(v1, 1.0f / 524288.0f, -1.0f), fmaf(v2, 1.0f / 262144.0f, 0.5f), &sx, &sy, &sz);
+    lmc_sphere_zq(fmaf(v1, 1.0f / 524288.0f, -1.0f), fmaf(v2, 1.0f / 262144.0f, 0.5f), &d.sx, &d.sy, &d.sz);
+    d.u = lmc_u01(w.a);
+    return d;
+}
+
+LMC_HD lmc_trial_dir lmc_trial(float ox, float oy, float oz, lmc_consts k, lmc_draw d)
+{
+    const float sx = d.sx, sy = d.sy, sz = d.sz;
     float tx = fmaf(k.step, sx, ox), ty = fmaf(k.step, sy, oy), tz = fmaf(k.step, sz, oz);
     float t2 = lmc_dot(tx, ty, tz, tx, ty, tz);
     int ok = t2 > 1e-12f;
@@ -225,7 +240,7 @@ LMC_HD float lmc_bond(float db, float w, lmc_trial_dir t, float mx, float my, fl
 
 /* Energy change from the bond sum db plus anchoring and field; the decision. */
 LMC_HD lmc_result lmc_accept(float ox, float oy, float oz, lmc_trial_dir t, float db, float wi, float nux,
-                             float nuy, float nuz, lmc_consts k, lmc_words w, int anchored)
+                             float nuy, float nuz, lmc_consts k, float u, int anchored)
 {
     float rest = k.chi * (t.dz * t.sz);
     if (anchored) /* a literal at every call: bulk code carries no anchoring arithmetic */
@@ -233,18 +248,19 @@ LMC_HD lmc_result lmc_accept(float ox, float oy, float oz, lmc_trial_dir t, floa
     float de = -(fmaf(1.5f, db, rest));
     float p = lmc_exp_neg(-k.beta * (de > 0.0f ? de : 0.0f));
     /* bitwise, not short-circuit: keeps the SIMD loop body free of branches */
-    int acc = t.ok & ((de <= 0.0f) | (lmc_u01(w.a) < p));
+    int acc = t.ok & ((de <= 0.0f) | (u < p));
     lmc_result res = {acc ? t.x : ox, acc ? t.y : oy, acc ? t.z : oz, acc ? de : 0.0f, acc};
     return res;
 }
 
 LMC_HD lmc_result lmc_update(float ox, float oy, float oz, lmc_env e, lmc_consts k, lmc_words w, int anchored)
 {
-    lmc_trial_dir t = lmc_trial(ox, oy, oz, k, w);
+    lmc_draw d = lmc_draw_of(w);
+    lmc_trial_dir t = lmc_trial(ox, oy, oz, k, d);
     float db = 0.0f;
     LMC_UNROLL
     for (int j = 0; j < 6; j++) db = lmc_bond(db, e.w[j], t, e.x[j], e.y[j], e.z[j]);
-    return lmc_accept(ox, oy, oz, t, db, e.wi, e.nux, e.nuy, e.nuz, k, w, anchored);
+    return lmc_accept(ox, oy, oz, t, db, e.wi, e.nux, e.nuy, e.nuz, k, d.u, anchored);
 }
 
 #endif
