@@ -13,7 +13,8 @@
  *   batch    job=batch, Ne (Dirac), 24 candidates in chunks of 7 (batch_mem): the batched engine's
  *            validation against the direct GPU SCF one after another passes (energies 1e-10
  *            relative, same iterations), and its best energy and iteration total equal the
- *            OpenMP batched engine's (1e-10 relative; equal). */
+ *            OpenMP batched engine's (1e-10 relative; equal);
+ *   tensors  the batch's GPU tensor passes, table and direct, against the host's (products T x). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -255,12 +256,58 @@ static void batch_gpu_eigensolves(void **state)
     sb_result_free(&c);
 }
 
+/* The GPU tensor passes against the host's, through the products T x: two candidates whose
+ * exponents fit the table numbering go through dfr_e_kernel + dfr_t_kernel<table>; one exponent
+ * moved in the second candidate sends the pass to the direct dfr_t_kernel<false>. For Kr
+ * (Dirac) and Ne (Schroedinger); every product within 1e-12 of max |y| (summation order). */
+static void batch_tensor_paths(void **state)
+{
+    (void)state;
+    sb_cuda_info info;
+    REQUIRE_GPU(&info);
+    for (int ham = 0; ham < 2; ++ham) {
+        static dfr_small t;
+        dfr_small_build(&t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
+        dfr_gbuild g;
+        dfr_tshape ts;
+        assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, !ham), SB_OK);
+        assert_int_equal(dfr_tshape_init(&ts, &g, !ham), SB_OK);
+        const int nf = t.y.nf;
+        dfr_fun *f = malloc(sizeof *f * 2 * nf);
+        double *T = malloc(sizeof(double) * 2 * ts.per), *x = malloc(sizeof(double) * 2 * ts.xlen);
+        double *yh = malloc(sizeof(double) * 2 * ts.ylen), *yg = malloc(sizeof(double) * 2 * ts.ylen);
+        assert_true(f && T && x && yh && yg);
+        for (long i = 0; i < 2 * ts.xlen; ++i) x[i] = 1.0 / (1.0 + (double)(i % 17)) - 0.3;
+        void *gpu = NULL;
+        assert_int_equal(dfr_batch_cuda_create(&ts, &t.y, 2, &gpu), SB_OK);
+        for (int moved = 0; moved < 2; ++moved) {
+            memcpy(f, t.f, sizeof *f * nf), memcpy(f + nf, t.f, sizeof *f * nf);
+            if (moved) f[2 * nf - 1].zeta *= 1.25;
+            int tab = 0;
+            assert_int_equal(dfr_batch_cuda_tensors(gpu, f, 2, &tab), SB_OK);
+            assert_int_equal(tab, moved ? 0 : 2);
+            assert_int_equal(dfr_batch_cuda_contract(gpu, 2, x, yg), SB_OK);
+            dfr_tensor_host(&ts, &t.y, f, 2, T, 1);
+            dfr_contract_host(&ts, 2, T, x, yh, 1);
+            double big = 0.0, diff = 0.0;
+            for (long i = 0; i < 2 * ts.ylen; ++i) big = fmax(big, fabs(yh[i])), diff = fmax(diff, fabs(yg[i] - yh[i]));
+            printf("  %s, %s path: max |y| %.3e, max |y_gpu - y_host| %.3e\n", ham ? "Ne" : "Kr",
+                   moved ? "direct" : "table", big, diff);
+            assert_true(big > 0.0 && diff <= 1e-12 * big);
+        }
+        dfr_batch_cuda_destroy(gpu);
+        free(f), free(T), free(x), free(yh), free(yg);
+        dfr_gbuild_free(&g);
+        dfr_tshape_free(&ts);
+    }
+}
+
 int main(void)
 {
     sb_set_quiet(1);
     const struct CMUnitTest tests[] = {cmocka_unit_test(g_build_matches), cmocka_unit_test(scf_matches),
                                        cmocka_unit_test(eig_matches_lapack), cmocka_unit_test(eig_ill_conditioned),
                                        cmocka_unit_test(kernel_eigensolvers_agree), cmocka_unit_test(batch_matches),
-                                       cmocka_unit_test(batch_gpu_eigensolves)};
+                                       cmocka_unit_test(batch_gpu_eigensolves), cmocka_unit_test(batch_tensor_paths)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

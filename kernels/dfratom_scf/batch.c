@@ -130,9 +130,9 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
 #pragma omp single
         {
             if (k->eidx) {
-                ts[0] = sb_clock_seconds();
+                const double te = sb_clock_seconds();
                 rc = gpu_eigensolves(k);
-                a->t_eig += sb_clock_seconds() - ts[0];
+                a->t_eig += sb_clock_seconds() - te;
             }
             ts[0] = sb_clock_seconds();
         }
@@ -223,6 +223,17 @@ static void chunk_free(chunk *k)
     free(k->eL), free(k->eidx);
 }
 
+/* Chunks of up to Bl candidates starting at first, first + stride, ... before end */
+static int run_lane(chunk *k, int first, int end, int Bl, int stride, dfr_batch_out *o)
+{
+    int rc = SB_OK;
+    for (int j = first; j < end && !rc; j += stride) {
+        k->B = end - j < Bl ? end - j : Bl;
+        rc = run_chunk(k, j, o);
+    }
+    return rc;
+}
+
 /* On cuda the chunk is two lanes of half the candidates, each a host thread with half the
  * cores, so that one lane's host steps (densities, Fock matrices, DIIS) run while the other's
  * eigen-solves and contractions run on the GPU. Lane l takes sub-chunks l, l + 2, ... */
@@ -246,10 +257,7 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
     const int blas_threads = openblas_get_num_threads();
     if (k[0].par) openblas_set_num_threads(1);
     if (!rc && lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
-        for (int j = j0; j < j0 + n && !rc; j += Bl) {
-            k[0].B = j0 + n - j < Bl ? j0 + n - j : Bl;
-            rc = run_chunk(&k[0], j, o);
-        }
+        rc = run_lane(&k[0], j0, j0 + n, Bl, Bl, o);
     if (!rc && lanes == 2) {
         int lrc[2] = {0, 0};
         const int nested = omp_get_max_active_levels();
@@ -260,10 +268,7 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
 #pragma omp parallel num_threads(2) proc_bind(spread)
         {
             const int l = omp_get_thread_num();
-            for (int j = j0 + l * Bl; j < j0 + n && !lrc[l]; j += 2 * Bl) {
-                k[l].B = j0 + n - j < Bl ? j0 + n - j : Bl;
-                lrc[l] = run_chunk(&k[l], j, o);
-            }
+            lrc[l] = run_lane(&k[l], j0 + l * Bl, j0 + n, Bl, 2 * Bl, o);
         }
         omp_set_max_active_levels(nested);
         rc = lrc[0] ? lrc[0] : lrc[1];

@@ -340,12 +340,9 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *
             SB_CU(cudaGetLastError());
         }
         long total = (long)n * b->t.per;
-        if (fits)
-            dfr_t_kernel<true><<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb,
-                                                                    b->tab, c0, total, b->T);
-        else
-            dfr_t_kernel<false><<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb,
-                                                                     b->tab, c0, total, b->T);
+        auto *const t_kernel = fits ? dfr_t_kernel<true> : dfr_t_kernel<false>;
+        t_kernel<<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0, total,
+                                                      b->T);
         SB_CU(cudaGetLastError());
     }
     SB_CU(cudaStreamSynchronize(cudaStreamPerThread));
