@@ -20,11 +20,40 @@
 #include "sb_mpi.h"
 #include "sb_omp.h"
 
+/* Per-thread row buffers: the shifted x-neighbour row, the row's random words and its draws. */
+typedef struct {
+    float *x, *y, *z;
+    uint32_t *ra, *rb;
+    float *sx, *sy, *sz, *u;
+    uint8_t *f;
+} omp_buf;
+
+/* Rows per site loop: about OMP_BLOCK_SITES sites, one row in a droplet. */
+enum { OMP_BLOCK_SITES = 512 };
+static int omp_block_rows(const lmc *m, int h)
+{
+    return m->cfg.geometry == LMC_DROPLET || h >= OMP_BLOCK_SITES ? 1 : OMP_BLOCK_SITES / h;
+}
+
+/* Per-thread buffers for blocks of n sites; 0 when out of memory. */
+static int omp_buf_alloc(omp_buf *b, size_t n)
+{
+    b->x = sb_aligned_alloc(9 * n * sizeof(float) + n);
+    if (!b->x) return 0;
+    b->y = b->x + n, b->z = b->y + n;
+    b->ra = (uint32_t *)(b->z + n), b->rb = b->ra + n;
+    b->sx = (float *)(b->rb + n), b->sy = b->sx + n, b->sz = b->sy + n, b->u = b->sz + n;
+    b->f = (uint8_t *)(b->u + n);
+    return 1;
+}
+
 typedef struct {
     lmc_store g;      /* h, planes per sub-lattice (zs), the slab's first plane... */
     float *x, *y, *z; /* 8 sub-lattices of h^2 zs, one after another */
     uint8_t *f;
     float *sbuf, *rbuf; /* slab only: one edge plane of the 4 sub-lattices read, 3 components */
+    omp_buf *buf;       /* one per thread, allocated once (every parallel region has nbuf threads) */
+    int nbuf;
     double dE, accepted;
 } omp_state;
 
@@ -40,6 +69,10 @@ static int omp_upload(lmc *m)
     st->z = sb_aligned_alloc((size_t)n * sizeof(float));
     st->f = sb_aligned_alloc((size_t)n);
     if (!st->x || !st->y || !st->z || !st->f) return SB_EXIT_RUNTIME;
+    st->nbuf = omp_get_max_threads();
+    if (!(st->buf = calloc((size_t)st->nbuf, sizeof *st->buf))) return SB_EXIT_RUNTIME;
+    for (int t = 0; t < st->nbuf; t++)
+        if (!omp_buf_alloc(&st->buf[t], (size_t)omp_block_rows(m, st->g.h) * st->g.h)) return SB_EXIT_RUNTIME;
     if (m->halo) {
         size_t hb = 12 * (size_t)st->g.h * st->g.h * sizeof(float);
         if (!(st->sbuf = sb_aligned_alloc(hb)) || !(st->rbuf = sb_aligned_alloc(hb))) return SB_EXIT_RUNTIME;
@@ -110,22 +143,16 @@ omp_site(const omp_row *rw, int xh, int droplet, int L, int x0, int y, int z, fl
     *acc_sum += acc;
 }
 
-/* Per-thread row buffers: the shifted x-neighbour row, the row's random words and its draws. */
-typedef struct {
-    float *x, *y, *z;
-    uint32_t *ra, *rb;
-    float *sx, *sy, *sz, *u;
-    uint8_t *f;
-} omp_buf;
-
-/* dst[i] = src[(i + shift) mod h], 0 < shift < h */
-static inline void omp_rotate(float *restrict dst, const float *restrict src, int h, int shift)
-{
-    const int n1 = h - shift;
-#pragma omp simd
-    for (int i = 0; i < n1; i++) dst[i] = src[i + shift];
-    for (int i = n1; i < h; i++) dst[i] = src[i - n1];
-}
+/* dst[i] = src[(i + shift) mod h], 0 < shift < h; for the directors and the droplet's flags */
+#define OMP_ROTATE(name, T)                                                                            \
+    static inline void name(T *restrict dst, const T *restrict src, int h, int shift)                 \
+    {                                                                                                  \
+        const int n1 = h - shift;                                                                      \
+        _Pragma("omp simd") for (int i = 0; i < n1; i++) dst[i] = src[i + shift];                      \
+        for (int i = n1; i < h; i++) dst[i] = src[i - n1];                                             \
+    }
+OMP_ROTATE(omp_rotate, float)
+OMP_ROTATE(omp_rotate_flags, uint8_t)
 
 /* Rows yh .. yh+nr-1 of storage plane zl of sub-lattice s: nr*h sites of one tick in one
  * loop. Consecutive rows are contiguous in every stream the loop reads, provided no y
@@ -167,10 +194,7 @@ static void omp_rows_update(lmc *m, int s, int zl, int yh, int nr, uint32_t swee
         omp_rotate(b->x + o, rw.nx[jw] + o, h, shift);
         omp_rotate(b->y + o, rw.ny[jw] + o, h, shift);
         omp_rotate(b->z + o, rw.nz[jw] + o, h, shift);
-        if (droplet) {
-            size_t n1 = (size_t)(h - shift), n2 = (size_t)shift;
-            memcpy(b->f + o, rw.nf[jw] + o + shift, n1), memcpy(b->f + o + n1, rw.nf[jw] + o, n2);
-        }
+        if (droplet) omp_rotate_flags(b->f + o, rw.nf[jw] + o, h, shift);
         int y = 2 * (yh + r) + py;
         lmc_philox_pairs(m->cfg.seed, (uint32_t)(px + L * (y + L * z)), 2, h, sweep, (uint32_t)s, LMC_TAG_MOVE,
                          b->ra + o, b->rb + o);
@@ -198,12 +222,6 @@ static void omp_rows_update(lmc *m, int s, int zl, int yh, int nr, uint32_t swee
     *accepted += acc_row;
 }
 
-/* Rows per site loop: about OMP_BLOCK_SITES sites, one row in a droplet. */
-enum { OMP_BLOCK_SITES = 512 };
-static int omp_block_rows(const lmc *m, int h)
-{
-    return m->cfg.geometry == LMC_DROPLET || h >= OMP_BLOCK_SITES ? 1 : OMP_BLOCK_SITES / h;
-}
 
 /* Tick s on storage plane zl, in blocks of R rows. The row whose y neighbour wraps (row 0
  * for py = 0, row h-1 for py = 1) runs alone, so that within a block all rows are contiguous. */
@@ -217,17 +235,6 @@ static void omp_plane_tick(lmc *m, int s, int zl, int R, uint32_t sweep, lmc_con
     for (int yh = y0; yh < y1; yh += R)
         omp_rows_update(m, s, zl, yh, R < y1 - yh ? R : y1 - yh, sweep, k, b, dE, accepted);
     if (R > 1 && py == 1) omp_rows_update(m, s, zl, h - 1, 1, sweep, k, b, dE, accepted);
-}
-
-/* Per-thread buffers for blocks of n sites. */
-static omp_buf omp_buf_alloc(size_t n)
-{
-    omp_buf b;
-    b.x = sb_aligned_alloc(9 * n * sizeof(float) + n), b.y = b.x + n, b.z = b.y + n;
-    b.ra = (uint32_t *)(b.z + n), b.rb = b.ra + n;
-    b.sx = (float *)(b.rb + n), b.sy = b.sx + n, b.sz = b.sy + n, b.u = b.sz + n;
-    b.f = (uint8_t *)(b.u + n);
-    return b;
 }
 
 /* The four ticks of z parity `phase` (4*phase .. 4*phase+3 of lmc_tick_order) on storage plane zl. */
@@ -248,22 +255,20 @@ static void omp_planes(lmc *m, int phase, int lo, int hi, int by_rows, uint32_t 
 {
     omp_state *st = m->dev;
     const int h = st->g.h, R = omp_block_rows(m, h);
-    const size_t n = (size_t)R * h;
     double dE = 0.0, accepted = 0.0;
-#pragma omp parallel reduction(+ : dE, accepted)
+#pragma omp parallel num_threads(st->nbuf) reduction(+ : dE, accepted)
     {
-        omp_buf b = omp_buf_alloc(n);
+        const omp_buf *b = &st->buf[omp_get_thread_num()];
         if (!by_rows) {
 #pragma omp for schedule(static)
-            for (int zl = lo; zl < hi; zl++) omp_plane_phase(m, phase, zl, R, sweep, k, &b, &dE, &accepted);
+            for (int zl = lo; zl < hi; zl++) omp_plane_phase(m, phase, zl, R, sweep, k, b, &dE, &accepted);
         } else {
             for (int t = 4 * phase; t < 4 * phase + 4; t++) {
 #pragma omp for schedule(static)
                 for (int yh = 0; yh < h; yh++)
-                    omp_rows_update(m, lmc_tick_order[t], lo, yh, 1, sweep, k, &b, &dE, &accepted);
+                    omp_rows_update(m, lmc_tick_order[t], lo, yh, 1, sweep, k, b, &dE, &accepted);
             }
         }
-        sb_aligned_free(b.x);
     }
     st->dE += dE;
     st->accepted += accepted;
@@ -311,21 +316,19 @@ static void omp_wavefront(lmc *m, uint32_t sweep, lmc_consts k)
 {
     omp_state *st = m->dev;
     const int h = st->g.h, zs = st->g.zs, R = omp_block_rows(m, h);
-    const size_t n = (size_t)R * h;
     double dE = 0.0, accepted = 0.0;
-#pragma omp parallel reduction(+ : dE, accepted)
+#pragma omp parallel num_threads(st->nbuf) reduction(+ : dE, accepted)
     {
-        omp_buf b = omp_buf_alloc(n);
+        const omp_buf *b = &st->buf[omp_get_thread_num()];
         const long nt = omp_get_num_threads(), t = omp_get_thread_num();
         const int a = (int)(zs * t / nt), e = (int)(zs * (t + 1) / nt);
-        if (a < e) omp_plane_phase(m, 0, a, R, sweep, k, &b, &dE, &accepted);
+        if (a < e) omp_plane_phase(m, 0, a, R, sweep, k, b, &dE, &accepted);
 #pragma omp barrier
         for (int zl = a + 1; zl < e; zl++) {
-            omp_plane_phase(m, 0, zl, R, sweep, k, &b, &dE, &accepted);
-            omp_plane_phase(m, 1, zl - 1, R, sweep, k, &b, &dE, &accepted);
+            omp_plane_phase(m, 0, zl, R, sweep, k, b, &dE, &accepted);
+            omp_plane_phase(m, 1, zl - 1, R, sweep, k, b, &dE, &accepted);
         }
-        if (a < e) omp_plane_phase(m, 1, e - 1, R, sweep, k, &b, &dE, &accepted);
-        sb_aligned_free(b.x);
+        if (a < e) omp_plane_phase(m, 1, e - 1, R, sweep, k, b, &dE, &accepted);
     }
     st->dE += dE;
     st->accepted += accepted;
@@ -361,6 +364,8 @@ static void omp_release(lmc *m)
     sb_aligned_free(st->f);
     sb_aligned_free(st->sbuf);
     sb_aligned_free(st->rbuf);
+    for (int t = 0; st->buf && t < st->nbuf; t++) sb_aligned_free(st->buf[t].x);
+    free(st->buf);
     free(st);
     m->dev = NULL;
 }

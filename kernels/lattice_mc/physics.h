@@ -130,8 +130,6 @@ LMC_HD void lmc_cossin_q4(float q4, float *c, float *s)
     *s = sg * s1;
 }
 
-LMC_HD void lmc_cossin_turn(float u, float *c, float *s) { lmc_cossin_q4(u * 4.0f + 0.5f, c, s); }
-
 /* Unit vector with z component zz in [-1, 1] and azimuth 2 pi u, q4 = 4 u + 1/2. */
 LMC_HD void lmc_sphere_zq(float zz, float q4, float *x, float *y, float *z)
 {
