@@ -222,7 +222,6 @@ static void omp_rows_update(lmc *m, int s, int zl, int yh, int nr, uint32_t swee
     *accepted += acc_row;
 }
 
-
 /* Tick s on storage plane zl, in blocks of R rows. The row whose y neighbour wraps (row 0
  * for py = 0, row h-1 for py = 1) runs alone, so that within a block all rows are contiguous. */
 static void omp_plane_tick(lmc *m, int s, int zl, int R, uint32_t sweep, lmc_consts k, const omp_buf *b, double *dE,
