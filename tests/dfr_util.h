@@ -32,6 +32,15 @@ static void dfr_small_build(dfr_small *t, const char *sym, int charge, int K, do
     t->o = o;
 }
 
+/* The tensor-path case of the batch tests: Kr (Dirac, ham = 0) or Ne (Schroedinger, ham = 1),
+ * K = 10, with its G builder and tensor shape set up (free with dfr_gbuild_free, dfr_tshape_free) */
+static void dfr_tensor_case(dfr_small *t, dfr_gbuild *g, dfr_tshape *ts, int ham)
+{
+    dfr_small_build(t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
+    assert_int_equal(dfr_gbuild_init(g, &t->y, t->f, !ham), SB_OK);
+    assert_int_equal(dfr_tshape_init(ts, g, !ham), SB_OK);
+}
+
 /* The SCF with builder fn; returns the result */
 static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
 {

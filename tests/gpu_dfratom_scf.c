@@ -267,11 +267,9 @@ static void batch_tensor_paths(void **state)
     REQUIRE_GPU(&info);
     for (int ham = 0; ham < 2; ++ham) {
         static dfr_small t;
-        dfr_small_build(&t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
         dfr_gbuild g;
         dfr_tshape ts;
-        assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, !ham), SB_OK);
-        assert_int_equal(dfr_tshape_init(&ts, &g, !ham), SB_OK);
+        dfr_tensor_case(&t, &g, &ts, ham);
         const int nf = t.y.nf;
         dfr_fun *f = malloc(sizeof *f * 2 * nf);
         double *T = malloc(sizeof(double) * 2 * ts.per), *x = malloc(sizeof(double) * 2 * ts.xlen);

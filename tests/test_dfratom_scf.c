@@ -175,11 +175,9 @@ static void batch_tensor_table_exact(void **state)
     (void)state;
     for (int ham = 0; ham < 2; ++ham) {
         static dfr_small t;
-        dfr_small_build(&t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
         dfr_gbuild g;
         dfr_tshape ts;
-        assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, !ham), SB_OK);
-        assert_int_equal(dfr_tshape_init(&ts, &g, !ham), SB_OK);
+        dfr_tensor_case(&t, &g, &ts, ham);
         assert_true(dfr_etab_fits(ts.tab, &t.y, t.f));
         assert_true(ts.tab->per > 0 && ts.tab->per < ts.per);
         tensor_equals_direct(&ts, &t.y, t.f);
