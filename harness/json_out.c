@@ -211,6 +211,82 @@ static json_t *validation_json(const sb_result *r)
     return json_pack("{s:b, s:o}", "passed", r->passed, "checks", checks);
 }
 
+/* ---- --profile ---------------------------------------------------------- */
+
+static double per(double a, double b) { return b > 0 && !isnan(a) && !isnan(b) ? a / b : NAN; }
+
+static json_t *group_json(const sb_prof_group *g, double items, int have_flops)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(g->name));
+    json_object_set_new(o, "launches", json_integer(g->launches));
+    json_object_set_new(o, "block", json_integer(g->block));
+    json_object_set_new(o, "grid", json_integer(g->grid));
+    json_object_set_new(o, "duration_s", num(g->duration));
+    json_object_set_new(o, "dram_read_bytes", num(g->dram_read));
+    json_object_set_new(o, "dram_write_bytes", num(g->dram_write));
+    json_object_set_new(o, "bytes_per_item", num(per(g->dram_read + g->dram_write, items)));
+    json_object_set_new(o, "dram_pct_peak", num(g->dram_pct));
+    json_object_set_new(o, "achieved_occupancy_pct", num(g->occ_achieved));
+    json_object_set_new(o, "theoretical_occupancy_pct", num(g->occ_theoretical));
+    json_object_set_new(o, "sm_throughput_pct", num(g->sm_pct));
+    json_object_set_new(o, "fp64_pipe_pct", num(g->fp64_pct));
+    json_object_set_new(o, "fp32_pipe_pct", num(g->fp32_pct));
+    json_object_set_new(o, "l1_hit_pct", num(g->l1_hit));
+    json_object_set_new(o, "l2_hit_pct", num(g->l2_hit));
+    json_object_set_new(o, "ld_sectors_per_request", num(per(g->ld_sectors, g->ld_requests)));
+    json_object_set_new(o, "st_sectors_per_request", num(per(g->st_sectors, g->st_requests)));
+    json_object_set_new(o, "ld_efficiency", num(per(g->ld_bytes_req, 32.0 * g->ld_sectors)));
+    json_object_set_new(o, "st_efficiency", num(per(g->st_bytes_req, 32.0 * g->st_sectors)));
+    json_object_set_new(o, "registers_per_thread", num(g->regs));
+    json_object_set_new(o, "local_bytes", num(g->local_bytes));
+    json_object_set_new(o, "flops_fp64", have_flops ? num(g->flops64) : json_null());
+    json_object_set_new(o, "flops_fp32", have_flops ? num(g->flops32) : json_null());
+    return o;
+}
+
+/* The measured side beside the model: totals and ratios, then per kernel (GPU) or the
+ * raw counters (CPU). */
+static json_t *profile_json(const sb_result *r)
+{
+    const sb_profile *p = &r->profile;
+    sb_prof_totals t;
+    sb_profile_totals(p, &r->work, &t);
+    json_t *o = json_object();
+    json_object_set_new(o, "tool", json_string(p->tool));
+    json_object_set_new(o, "kind", json_string(p->kind == SB_PROF_GPU ? "gpu" : "cpu"));
+    json_object_set_new(o, "items", num(p->items));
+    json_object_set_new(o, "dram_read_bytes", num(t.dram_read));
+    json_object_set_new(o, "dram_write_bytes", num(t.dram_write));
+    json_object_set_new(o, "dram_bytes", num(t.dram_bytes));
+    json_object_set_new(o, "bytes_per_item", num(t.bytes_per_item));
+    json_object_set_new(o, "model_bytes_per_item", num(t.model_bytes_per_item));
+    json_object_set_new(o, "bytes_ratio", num(t.bytes_ratio));
+    json_object_set_new(o, "flops", num(t.flops));
+    json_object_set_new(o, "flops_per_item", num(t.flops_per_item));
+    json_object_set_new(o, "model_flops_per_item", num(t.model_flops_per_item));
+    json_object_set_new(o, "flops_ratio", num(t.flops_ratio));
+    if (p->kind == SB_PROF_GPU) {
+        json_object_set_new(o, "launches", json_integer(p->nlaunch));
+        json_object_set_new(o, "metrics", json_string(p->have_flops ? "full" : "hardware"));
+        json_object_set_new(o, "duration_s", num(t.duration));
+        json_t *g = json_array();
+        for (int i = 0; i < p->ngroups; i++) json_array_append_new(g, group_json(&p->group[i], p->items, p->have_flops));
+        json_object_set_new(o, "groups", g);
+    } else {
+        json_object_set_new(o, "threads", json_integer(p->threads));
+        json_object_set_new(o, "cycles", num(p->cycles));
+        json_object_set_new(o, "instructions", num(p->instructions));
+        json_object_set_new(o, "ipc", num(per(p->instructions, p->cycles)));
+        json_object_set_new(o, "vector_instructions", p->have_vec ? num(p->vec_instructions) : json_null());
+        json_object_set_new(o, "vector_event", json_string(p->vec_event));
+        json_object_set_new(o, "vector_share", p->have_vec ? num(per(p->vec_instructions, p->instructions)) : json_null());
+        json_object_set_new(o, "llc_misses", p->have_llc ? num(p->llc_misses) : json_null());
+        json_object_set_new(o, "llc_event", json_string(p->llc_event));
+    }
+    return o;
+}
+
 /* ---- benchmarks ------------------------------------------------------- */
 
 /* time_s is this entry's real_time; rate_s the time its rates derive from
@@ -287,6 +363,9 @@ static json_t *benchmarks_json(const sb_result *r)
         json_object_set_new(b, "aggregate_unit", json_string("time"));
         set_measurements(b, r, t[k], rate_t[k]);
         set_scibench_fields(b, r);
+        /* counters describe the case, not a repetition: once, in the median entry */
+        if (k == 0 && r->profile.kind != SB_PROF_NONE) json_object_set_new(b, "profile", profile_json(r));
+        else if (k == 0 && r->profile.why[0]) json_object_set_new(b, "profile_unavailable", json_string(r->profile.why));
         json_array_append_new(a, b);
     }
     return a;

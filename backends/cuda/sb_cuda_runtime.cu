@@ -1,8 +1,10 @@
 // CUDA runtime layer: device selection and report, error reporting, events
 // timer, checked device memory, occupancy report. C interface (sb_cuda.h).
 #include "sb_cuda.h"
+#include "sb_cuda_prof.h"
 #include "sb_mpi.h"
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cerrno>
@@ -203,6 +205,18 @@ extern "C" int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
 extern "C" int sb_cuda_sync(void) {
     SB_CU(cudaDeviceSynchronize());
     SB_CU(cudaGetLastError());
+    return SB_OK;
+}
+
+extern "C" int sb_cuda_profiler_start(void) {
+    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaProfilerStart());
+    return SB_OK;
+}
+
+extern "C" int sb_cuda_profiler_stop(void) {
+    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaProfilerStop());
     return SB_OK;
 }
 
