@@ -21,7 +21,8 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 # LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
 # NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
-LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lnlopt -lpthread -lm
+# PAPI (CPU counters for --profile) static too, with its libpfm4.
+LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -lpapi -lpfm -Wl,-Bdynamic -lnlopt -lpthread -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -lcublas -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
@@ -138,8 +139,9 @@ KERNEL  ?= lattice_mc
 BACKEND ?= openmp_simd
 SIZE    ?=
 ARGS    ?=
+PROFILE ?= 0
 run: $(BUILD)/scibench
-	$(BUILD)/scibench run $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
+	$(BUILD)/scibench run $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(if $(filter 1,$(PROFILE)),--profile) $(ARGS)
 validate: $(BUILD)/scibench
 	$(BUILD)/scibench validate $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
 info: $(BUILD)/scibench
@@ -166,7 +168,7 @@ clean:
 	rm -rf $(BUILD)
 help:
 	@echo "make [CUDA=0] [AVX512=1]   build $(BUILD)/scibench (CUDA objects when nvcc exists)"
-	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [ARGS='--reps 5 --param T=0.5']"
+	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [PROFILE=1] [ARGS='--reps 5 --param T=0.5']"
 	@echo "make validate KERNEL=k BACKEND=b SIZE=n   run + full validation only"
 	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
 	@echo "make tests     build all test binaries without running them"
