@@ -171,5 +171,20 @@ expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json
 expect_usage "is $K on openmp_simd, not nlchains" run nlchains --size 64 --baseline "$work/one-rank.json"
 expect_usage "needs a value" run $K --baseline
 
+# --profile: a flag; where counters cannot be read, one PROFILE line, the normal results
+# and exit 0 (a run where they can be read is checked by tests/gpu_profile and on the device)
+expect_usage "takes no value" run $K --profile=1
+run_sb run $K --size "${ci:-8}" --reps 1 --quiet --profile --json p.json
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q "VALIDATION PASSED" && [ "$files" = "p.json" ] \
+    && [ "$(printf '%s\n' "$out" | grep -c '^PROFILE')" -eq 1 ]; then
+    if printf '%s' "$out" | grep -q "^PROFILE  *no hardware counters here: "; then
+        grep -q '"profile_unavailable"' "$work/run/p.json" && ok || bad "--profile without counters: no profile_unavailable in the JSON"
+    else
+        grep -q '"profile": {' "$work/run/p.json" && ok || bad "--profile with counters: no profile object in the JSON"
+    fi
+else
+    bad "run $K --profile: exit $rc, files '$files', stderr: $err"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
