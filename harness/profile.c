@@ -41,7 +41,7 @@ const char *sb_profile_hint(const char *what, double r)
     if (isnan(r) || (r >= SB_PROF_RATIO_LO && r <= SB_PROF_RATIO_HI)) return NULL;
     int bytes = !strcmp(what, "bytes");
     if (bytes && r > SB_PROF_RATIO_HI)
-        return "more DRAM traffic than modelled: re-reads between launches, uncoalesced access (sectors/request), "
+        return "more DRAM traffic than modelled: data re-read between launches or passes, uncoalesced access, "
                "spills, or data the model omits";
     if (bytes)
         return "less DRAM traffic than modelled: the working set stays in cache (L2 hit rate), or the model counts "
