@@ -93,8 +93,9 @@ nlchains)
   done
   echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
   run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0
-  echo "== nlchains cuda toda: two warps a chain (A/B for the default warp a chain at N = 1024)"
-  SB_NLC_TODA_MW=1 run $sb "$res" cuda 1024 .model-toda.toda-mw --reps 5 --param model=toda
+  echo "== nlchains cuda toda: two warps a chain (A/B for the default warp a chain at N = 1024; the same case, so not in results/)"
+  mkdir -p "$out/ab"
+  SB_NLC_TODA_MW=1 run $sb "$out/ab" cuda 1024 .model-toda.toda-mw --reps 5 --param model=toda
   echo "== nlchains cuda fput: the same collection, synchronous (A/B for collect=async)"
   run $sb "$res" cuda 1024 .collect-sync --reps 5 --param collect=sync
   for model in fput toda dnkg dnls; do
