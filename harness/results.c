@@ -193,7 +193,16 @@ static void finish_group(group *g, json_t *ctx)
     r->fps = jnum(b, "flops_per_second");
     r->pct_bw = jnum(b, "percent_peak_bandwidth");
     r->pct_flops = jnum(b, "percent_peak_flops");
+    /* The FMA peak the percentage is of, from the context: a rate edited or rounded in the file
+     * must not move the peak it is measured against. Files without flops_precision name it by
+     * the rate over its percentage, nearest of the two. */
+    const char *prec = jstr(b, "flops_precision", "");
     r->peak_flops = isfinite(r->fps) && r->pct_flops > 0 ? r->fps * 100.0 / r->pct_flops : NAN;
+    if (!strcmp(prec, "fp64") || !strcmp(prec, "fp32"))
+        r->peak_flops = isfinite(r->fps) ? (!strcmp(prec, "fp64") ? r->peak_fp64 : r->peak_fp32) : NAN;
+    else if (isfinite(r->peak_flops) && r->peak_fp64 > 0 && r->peak_fp32 > 0)
+        r->peak_flops = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32)) ? r->peak_fp64
+                                                                                                        : r->peak_fp32;
     read_validation(json_object_get(b, "validation"), r);
     read_profile(json_object_get(b, "profile"), r);
     free(g->it);

@@ -169,7 +169,7 @@ static void size_text(const sb_rrow *r, char *buf, size_t n)
         snprintf(buf, n, "size %d", r->size);
 }
 
-/* Size, the parameters away from the kernel's defaults, ranks, seed. */
+/* Size, the parameters away from the kernel's defaults, ranks, threads (part of the machine), seed. */
 static void case_text(const sb_rrow *r, char *buf, size_t n)
 {
     char c[640];
@@ -197,7 +197,7 @@ static void pct_text(char *buf, size_t n, double rate, double pct, double peak, 
         snprintf(buf, n, "—");
         return;
     }
-    si(p, sizeof p, pct > 0 ? rate * 100.0 / pct : peak, unit);
+    si(p, sizeof p, peak > 0 ? peak : rate * 100.0 / pct, unit);
     snprintf(buf, n, pct >= 1 ? "%.1f %% of %s%s%s" : "%.2g %% of %s%s%s", pct, p, what[0] ? " " : "", what);
 }
 

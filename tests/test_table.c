@@ -52,6 +52,15 @@ static void known(json_t *root, double x)
     set_median(root, "percent_peak_bandwidth", json_real(34.0));
     set_median(root, "flops_per_second", json_real(1.94e13));
     set_median(root, "percent_peak_flops", json_real(58.0));
+    set_median(root, "flops_precision", json_string("fp64"));
+}
+
+/* The same rates against the FP32 FMA peak (twice the FP64 one): 29 % of it. */
+static void known_fp32(json_t *root, double x)
+{
+    known(root, x);
+    set_median(root, "percent_peak_flops", json_real(29.0));
+    set_median(root, "flops_precision", json_string("fp32"));
 }
 
 static void as_reference(json_t *root, double x)
@@ -205,6 +214,9 @@ static void test_markdown(void **state)
     assert_string_equal(line, "| fake | openmp_simd | size 100000 | 42.4 G terms/s | 34.0 % of 3 TB/s triad "
                               "| 58.0 % of 33.4 TFLOP/s FP64 | — | PASSED (3 checks) |");
     assert_null(strstr(out, "machine")); /* one machine: no machine column */
+    rewrite(at("raw.json"), at("fp32.json"), known_fp32, 4.24e10);
+    assert_int_equal(table("--format", "markdown", at("fp32.json"), NULL), 0);
+    has("| 29.0 % of 66.9 TFLOP/s FP32 |");
     assert_null(strstr(out, "measured / model")); /* no profile: no profile columns */
 }
 
