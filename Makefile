@@ -154,7 +154,8 @@ tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
-	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; exit $$fail
+	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; exit $$fail
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
@@ -181,7 +182,9 @@ help:
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
 	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
-	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png"
+	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png (gnuplot)"
+	@echo "make report    make plot, then results/REPORT.md: headline cases per machine, rooflines, machines compared"
+	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
 	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
 -include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)
@@ -195,7 +198,7 @@ RUNS    ?= 10
 WARMUP  ?= 2
 BACKENDS ?=
 export SB RUNS WARMUP BACKENDS
-.PHONY: results compare scaling plot ci-regression ci-baseline machine rerun
+.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun
 
 machine: $(SB)
 	@$(SB) machine
@@ -210,7 +213,13 @@ scaling: $(SB)
 	@bash tools/hf_scaling.sh "$(KERNEL)" "$(BACKEND)" "$(SIZES)" $(ARGS)
 # make plot: results/throughput.{svg,png} and results/roofline-<machine>.{svg,png}
 plot: $(SB)
-	@bash tools/plot.sh
+	@$(PYTHON) tools/plot.py results
+# make report: results/REPORT.md (headline cases per machine: tools/headline_cases.txt), pictures first
+report: plot
+	@$(PYTHON) tools/report.py results
+# make readme-tables: the tables between <!-- scibench-table: ARGS --> and <!-- /scibench-table -->
+readme-tables: $(SB)
+	@$(PYTHON) tools/readme_tables.py
 # make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)

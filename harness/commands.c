@@ -5,7 +5,7 @@
 #include "compare.h"
 #include "hwinfo.h"
 #include "registry.h"
-#include "results.h"
+#include "table.h"
 #include "sb_cuda.h"
 #include "sb_omp.h"
 #include "session.h"

@@ -214,7 +214,7 @@ static int varies(const line *ls, int n, const char *kernel, const char *key, co
         const sb_rrow *r = any(&ls[i]);
         char v[192];
         if (strcmp(r->kernel, kernel)) continue;
-        if (!param_get(r->params, key, v, sizeof v) || strcmp(v, val)) return 1;
+        if (!param_get(r->case_params, key, v, sizeof v) || strcmp(v, val)) return 1;
     }
     return 0;
 }
@@ -225,16 +225,21 @@ static void make_labels(line *ls, int n)
         const sb_rrow *r = any(&ls[i]);
         size_t len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s", r->run_name);
         if (r->size >= 0) len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s/%s/%d", r->kernel, r->backend, r->size);
-        for (const char *p = r->params; *p && len < sizeof ls[i].label;) {
+        /* the parameters away from the kernel's defaults (the case key's), where they tell cases apart */
+        for (const char *p = r->case_params; *p && len < sizeof ls[i].label;) {
             const char *eq = strchr(p, '='), *end = strchr(p, ';');
             char key[64], val[192];
             if (!eq) break;
             snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
-            param_get(r->params, key, val, sizeof val);
+            param_get(r->case_params, key, val, sizeof val);
             if (varies(ls, n, r->kernel, key, val))
                 len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " %s=%s", key, val);
             p = end ? end + 1 : eq + strlen(eq);
         }
+        if (r->ranks > 1 && len < sizeof ls[i].label)
+            len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " ranks=%d", r->ranks);
+        if (r->threads && len < sizeof ls[i].label)
+            len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " threads=%d", r->threads);
         for (int j = 0; j < n && len < sizeof ls[i].label; j++)
             if (!strcmp(any(&ls[j])->kernel, r->kernel) && strcmp(any(&ls[j])->seed, r->seed)) {
                 snprintf(ls[i].label + len, sizeof ls[i].label - len, " seed=%s", r->seed);
@@ -418,7 +423,7 @@ static void csv_num(FILE *out, double v, const char *sep)
 static void print_csv(FILE *out, const options *o, const line *ls, int n)
 {
     fputs("case,kernel,backend,size,params,seed,metric,old,new,ratio,noise,old_validation,new_validation,verdict,"
-          "old_machine,new_machine,notes\n",
+          "old_machine,new_machine,notes,old_commit,new_commit\n",
           out);
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
@@ -440,7 +445,9 @@ static void print_csv(FILE *out, const options *o, const line *ls, int n)
         csv_field(out, verdict(l), ",");
         csv_field(out, l->r[0] ? l->r[0]->machine : "", ",");
         csv_field(out, l->r[1] ? l->r[1]->machine : "", ",");
-        csv_field(out, l->notes ? l->notes : "", "\n");
+        csv_field(out, l->notes ? l->notes : "", ",");
+        csv_field(out, l->r[0] ? l->r[0]->commit : "", ",");
+        csv_field(out, l->r[1] ? l->r[1]->commit : "", "\n");
     }
 }
 

@@ -303,6 +303,8 @@ static void set_measurements(json_t *b, const sb_result *r, double time_s, doubl
     json_object_set_new(b, "flops_per_second", r->work.flops > 0 ? num(fl) : json_null());
     json_object_set_new(b, "percent_peak_bandwidth", percent(bw, r->peaks.measured ? r->peaks.bandwidth : 0));
     json_object_set_new(b, "percent_peak_flops", r->work.flops > 0 ? percent(fl, sb_flop_peak(r)) : json_null());
+    /* which FMA peak of context.peaks that percentage is of, for readers (compare --normalise) */
+    json_object_set_new(b, "flops_precision", r->work.flops > 0 ? json_string(r->work.fp64 ? "fp64" : "fp32") : json_null());
 }
 
 static void set_scibench_fields(json_t *b, const sb_result *r)
