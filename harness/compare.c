@@ -376,8 +376,29 @@ static void print_verdict(FILE *out, summary s, int md)
             s.regressions == 1 ? "" : "s", s.changes, s.changes == 1 ? "" : "s", s.only[0], s.only[1]);
 }
 
+/* --profile's measured DRAM bytes per item, "old->new" (a side without a profile: "-"). */
+static int any_profile(const line *ls, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int side = 0; side < 2; side++)
+            if (ls[i].r[side] && ls[i].r[side]->has_profile) return 1;
+    return 0;
+}
+
+static double measured_bpi(const sb_rrow *r) { return r && r->has_profile ? r->prof_bytes_item : NAN; }
+
+static void measured_text(char *buf, size_t n, const line *l)
+{
+    char a[16] = "-", b[16] = "-";
+    double x = measured_bpi(l->r[0]), y = measured_bpi(l->r[1]);
+    if (isfinite(x)) snprintf(a, sizeof a, "%.4g", x);
+    if (isfinite(y)) snprintf(b, sizeof b, "%.4g", y);
+    snprintf(buf, n, "%s->%s", l->r[0] ? a : "", l->r[1] ? b : "");
+}
+
 static void print_table(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
 {
+    int prof = any_profile(ls, n);
     const char *unit = o->normalise ? "% roofline" : "items/s";
     int w = 4;
     for (int i = 0; i < n; i++) w = (int)strlen(ls[i].label) > w ? (int)strlen(ls[i].label) : w;
@@ -385,9 +406,11 @@ static void print_table(FILE *out, const options *o, const line *ls, int n, cons
     char h_old[32], h_new[32];
     snprintf(h_old, sizeof h_old, "old %s", unit);
     snprintf(h_new, sizeof h_new, "new %s", unit);
-    const char *f = md ? "| %-*s | %14s | %14s | %6s | %6s | %10s | %s |\n" : "%-*s  %14s  %14s  %6s  %6s  %10s  %s\n";
+    const char *f = md ? "| %-*s | %14s | %14s | %6s | %6s | %10s | %s |" : "%-*s  %14s  %14s  %6s  %6s  %10s  %s";
+    const char *fp = !prof ? "%s\n" : md ? " %s |\n" : "  %s\n";
     fprintf(out, f, w, "case", h_old, h_new, "ratio", "noise", "validation", "verdict");
-    if (md) fprintf(out, "|%s|---:|---:|---:|---:|:---:|---|\n", "---");
+    fprintf(out, fp, prof ? "measured DRAM B/item" : "");
+    if (md) fprintf(out, "|%s|---:|---:|---:|---:|:---:|---|%s\n", "---", prof ? "---:|" : "");
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
         char a[32], b[32], r[16] = "", z[16] = "", v[24];
@@ -399,6 +422,9 @@ static void print_table(FILE *out, const options *o, const line *ls, int n, cons
         }
         snprintf(v, sizeof v, "%s%s%s", vstate(l->r[0]), l->r[0] && l->r[1] ? "->" : "", vstate(l->r[1]));
         fprintf(out, f, w, l->label, a, b, r, z, v, verdict(l));
+        char m[40] = "";
+        if (prof) measured_text(m, sizeof m, l);
+        fprintf(out, fp, m);
     }
     print_notes(out, ls, n, md);
     print_verdict(out, summarise(ls, n), md);
@@ -423,7 +449,7 @@ static void csv_num(FILE *out, double v, const char *sep)
 static void print_csv(FILE *out, const options *o, const line *ls, int n)
 {
     fputs("case,kernel,backend,size,params,seed,metric,old,new,ratio,noise,old_validation,new_validation,verdict,"
-          "old_machine,new_machine,notes,old_commit,new_commit\n",
+          "old_machine,new_machine,notes,old_commit,new_commit,old_measured_bytes_per_item,new_measured_bytes_per_item\n",
           out);
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
@@ -447,7 +473,9 @@ static void print_csv(FILE *out, const options *o, const line *ls, int n)
         csv_field(out, l->r[1] ? l->r[1]->machine : "", ",");
         csv_field(out, l->notes ? l->notes : "", ",");
         csv_field(out, l->r[0] ? l->r[0]->commit : "", ",");
-        csv_field(out, l->r[1] ? l->r[1]->commit : "", "\n");
+        csv_field(out, l->r[1] ? l->r[1]->commit : "", ",");
+        csv_num(out, measured_bpi(l->r[0]), ",");
+        csv_num(out, measured_bpi(l->r[1]), "\n");
     }
 }
 
@@ -475,6 +503,8 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
                                 "old_validation", vstate(l->r[0]), "new_validation", vstate(l->r[1]), "verdict",
                                 verdict(l), "regression", l->regression, "validation_changed",
                                 l->validation_changed, "notes", notes);
+        json_object_set_new(row, "old_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[0])));
+        json_object_set_new(row, "new_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[1])));
         json_array_append_new(rows, row);
     }
     json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:{s:i, s:i, s:i, s:i, s:i}, s:s}", "old", o->path[0],

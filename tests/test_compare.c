@@ -363,14 +363,42 @@ static int csv_fields(const char *line)
     return n;
 }
 
+/* A --profile block in the median entry, its measured bytes per item x. */
+static void add_profile(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        const char *agg = json_string_value(json_object_get(b, "aggregate_name"));
+        if (agg && !strcmp(agg, "median"))
+            json_object_set_new(b, "profile", json_pack("{s:s, s:s, s:f, s:f, s:f}", "tool", "ncu test", "kind", "gpu",
+                                                        "bytes_per_item", x, "model_bytes_per_item", 24.0,
+                                                        "bytes_ratio", x / 24.0));
+    }
+}
+
+static void test_measured_column(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("prof.json"), add_profile, 55.5);
+    expect(compare(at("base.json"), at("prof.json"), NULL, NULL, NULL, NULL), 0, "measured DRAM B/item");
+    assert_non_null(strstr(out, "-->55.5"));
+    expect(compare(at("prof.json"), at("prof.json"), "--format", "csv", NULL, NULL), 0, "new_measured_bytes_per_item");
+    assert_non_null(strstr(out, ",55.5,55.5\n"));
+    /* without a profile on either side the table has no such column */
+    expect(compare(at("base.json"), at("base.json"), NULL, NULL, NULL, NULL), 0, "verdict: OK");
+    assert_null(strstr(out, "measured DRAM"));
+}
+
 static void test_formats(void **state)
 {
     (void)state;
     doctor(at("raw.json"), at("slow2.json"), throughput, 0.7);
     expect(compare(at("base.json"), at("slow2.json"), "--format", "csv", NULL, NULL), 1, "case,kernel,backend,size");
     const char *row = strchr(out, '\n') + 1;
-    assert_int_equal(csv_fields(out), 19);
-    assert_int_equal(csv_fields(row), 19);
+    assert_int_equal(csv_fields(out), 21);
+    assert_int_equal(csv_fields(row), 21);
     assert_non_null(strstr(row, "\"REGRESSION\""));
     assert_null(strchr(strchr(row, '\n') + 1, '\n')); /* header + one row */
     expect(compare(at("base.json"), at("slow2.json"), "--format=markdown", NULL, NULL, NULL), 1, "| case");
@@ -464,7 +492,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
