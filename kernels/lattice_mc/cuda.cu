@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "lattice_mc/lmc.h"
+#include "lattice_mc/cuda_fused.h"
 #include "lattice_mc/cuda_site.cuh"
 #include "sb_cuda.h"
 #include "sb_mpi.h"
@@ -31,6 +32,7 @@ struct cuda_state {
     cudaStream_t comm;   /* non-blocking: does not serialise with the legacy stream */
     cudaEvent_t ready, halo_in;
     float *sbuf, *rbuf;  /* pinned; rbuf has one half per phase (see cu_phase) */
+    lmc_cu::fused *fz;   /* fuse=slab on one rank: the fused sweep (cuda_fused.cu) */
 };
 
 lmc_cu::lattice lattice_of(const lmc *m, const cuda_state *st)
@@ -57,7 +59,7 @@ __global__ void __launch_bounds__(256, DROPLET ? 4 : 5) lmc_tick(tick_args a, do
     const int zl = a.zlo + 2 * blockIdx.z;
     double d = 0.0;
     int n = 0;
-    site_pair<DROPLET>(a.g, a.sp, a.p, xh, yh, zl, yh, zl + 1, zl + 1 < a.zhi, xh < a.g.h && yh < a.g.h, d, n);
+    site_pair<DROPLET, loads::read_only>(a.g, a.sp, a.p, xh, yh, zl, yh, zl + 1, zl + 1 < a.zhi, xh < a.g.h && yh < a.g.h, d, n);
     block_add(d, n, acc);
 }
 
@@ -134,6 +136,12 @@ int cu_upload(lmc *m)
     int rc = e == cudaSuccess ? stage(m, buf, true) : sb_cuda_report(e, "cudaMemcpy(flags)", __FILE__, __LINE__);
     free(fb);
     free(buf);
+    /* the fused sweep needs the whole periodic lattice: a slab runs tick by tick */
+    if (!rc && m->cfg.fuse && !m->halo) {
+        rc = lmc_cu::fused_create(&st->fz, lattice_of(m, st), m->cfg.geometry == LMC_DROPLET, m->cfg.fuse == 2,
+                                  m->cfg.slab);
+        if (!rc) m->slab_used = lmc_cu::fused_slab(st->fz);
+    }
     return rc;
 }
 
@@ -204,6 +212,7 @@ int cu_sweep(lmc *m, uint32_t sweep, float beta, float step)
     a.g = lattice_of(m, st);
     a.sp = {sweep, st->rk, (float)m->cfg.W, {beta, step, (float)m->cfg.chi}};
     a.zlo = 0, a.zhi = 0;
+    if (st->fz) return lmc_cu::fused_sweep(st->fz, a.g, a.sp, st->acc);
     int rc = SB_OK;
     for (int phase = 0; phase < 2 && !rc; phase++)
         rc = m->halo ? cu_phase(m, a, phase) : cu_ticks(m, a, phase, 0, st->g.zs);
@@ -244,6 +253,7 @@ void cu_release(lmc *m)
     if (st->halo_in) cudaEventDestroy(st->halo_in);
     cudaFreeHost(st->sbuf);
     cudaFreeHost(st->rbuf);
+    lmc_cu::fused_release(st->fz);
     free(st);
     m->dev = NULL;
 }
@@ -252,6 +262,7 @@ int cu_launches(lmc *m, sb_launch *out, int max)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
     if (max < 1) return 0;
+    if (st->fz) return lmc_cu::fused_launch_report(st->fz, out) ? -1 : 1;
     int threads = (int)(st->block.x * st->block.y);
     int blocks = (int)(st->grid.x * st->grid.y * st->grid.z);
     bool droplet = m->cfg.geometry == LMC_DROPLET;

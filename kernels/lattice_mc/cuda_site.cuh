@@ -1,4 +1,5 @@
-/* lattice_mc CUDA: the site update of the tick kernel (lmc_tick in cuda.cu).
+/* lattice_mc CUDA: the site update both CUDA kernels share (lmc_tick in cuda.cu, a launch
+ * per tick; lmc_fused in cuda_fused.cu, a launch per sweep).
  *
  * Two sites a thread, of one sub-lattice, at the same x: then the Philox call that
  * lmc_site_words makes serve a pair of sites (xh = 2p, 2p + 1, adjacent lanes, x being
@@ -85,6 +86,20 @@ __host__ __device__ __forceinline__ tick_par tick_par_of(const lattice &g, int s
     return p;
 }
 
+/* How neighbours are loaded. A tick writes nothing it reads: the read-only path. The
+ * fused sweep reads what other blocks write during the launch: plain loads (cached in
+ * L1, made current by the L1 invalidation of each item's acquire) or L2-only loads
+ * (ld.global.cg: nothing stale can sit in L1; more L2 traffic, fewer registers). */
+enum class loads { read_only, l1, l2 };
+
+template <loads LD>
+__device__ __forceinline__ float ld(const float *p)
+{
+    if (LD == loads::l1) return *p;
+    if (LD == loads::l2) return __ldcg(p);
+    return __ldg(p);
+}
+
 /* Offsets from a site to its two x neighbours (+x, -x: the +x one is xh + px, the -x
  * one xh - 1 + px, wrapped in the row); the same for every plane and row of a thread. */
 struct x_steps {
@@ -98,7 +113,7 @@ __device__ __forceinline__ x_steps x_steps_of(int xh, int h, int px)
 
 /* Site (xh, yh, zl) of tick p: the update of lmc_update with the neighbours in the order
  * +x, -x, +y, -y, +z, -z. The two sites of a thread share x, hence dx. */
-template <bool DROPLET>
+template <bool DROPLET, loads LD>
 __device__ __forceinline__ void site_update(const lattice &g, const sweep_par &sp, const tick_par &p, int xh,
                                             int yh, int zl, x_steps dx, lmc_words w, double &dsum, int &nacc)
 {
@@ -117,9 +132,9 @@ __device__ __forceinline__ void site_update(const lattice &g, const sweep_par &s
     lmc_env e;
 #pragma unroll
     for (int j = 0; j < 6; j++) {
-        e.x[j] = __ldg(g.x + nb[j]);
-        e.y[j] = __ldg(g.y + nb[j]);
-        e.z[j] = __ldg(g.z + nb[j]);
+        e.x[j] = ld<LD>(g.x + nb[j]);
+        e.y[j] = ld<LD>(g.y + nb[j]);
+        e.z[j] = ld<LD>(g.z + nb[j]);
         e.w[j] = DROPLET ? ((__ldg(g.f + nb[j]) & LMC_ACTIVE) ? 1.0f : 0.0f) : 1.0f;
     }
     e.nux = e.nuy = e.nuz = e.wi = 0.0f;
@@ -145,7 +160,7 @@ __device__ __forceinline__ void site_update(const lattice &g, const sweep_par &s
 /* Sites A = (xh, yA, zA) and B = (xh, yB, zB) of tick p (B only if hasB; lanes with
  * valid = 0 lie outside the lattice and only take part in the shuffles). The pair counter
  * is the global index of the pair's first site (lmc_site_words), here for either row. */
-template <bool DROPLET>
+template <bool DROPLET, loads LD>
 __device__ __forceinline__ void site_pair(const lattice &g, const sweep_par &sp, const tick_par &p, int xh, int yA,
                                           int zA, int yB, int zB, bool hasB, bool valid, double &dsum, int &nacc)
 {
@@ -159,8 +174,8 @@ __device__ __forceinline__ void site_pair(const lattice &g, const sweep_par &sp,
     if (!valid) return;
     const x_steps dx = x_steps_of(xh, g.h, p.px);
     const lmc_words wA = {odd ? g0 : r.x, odd ? g1 : r.y}, wB = {odd ? r.z : g0, odd ? r.w : g1};
-    site_update<DROPLET>(g, sp, p, xh, yA, zA, dx, wA, dsum, nacc);
-    if (hasB) site_update<DROPLET>(g, sp, p, xh, yB, zB, dx, wB, dsum, nacc);
+    site_update<DROPLET, LD>(g, sp, p, xh, yA, zA, dx, wA, dsum, nacc);
+    if (hasB) site_update<DROPLET, LD>(g, sp, p, xh, yB, zB, dx, wB, dsum, nacc);
 }
 
 /* Adds a block's accepted dE and moves to acc[0], acc[1]: warp shuffles (the count as
