@@ -119,7 +119,7 @@ $(BUILD)/obj/harness/version.o: CFLAGS += \
   -DSB_CFLAGS_ARCH='"$(ARCH)"'
 
 # The Metropolis decision must round identically on CPU and GPU: no implicit FMA contraction.
-$(BUILD)/obj/kernels/lattice_mc/cuda.o: NVFLAGS += -fmad=false
+$(BUILD)/obj/kernels/lattice_mc/cuda.o $(BUILD)/obj/kernels/lattice_mc/cuda_fused.o: NVFLAGS += -fmad=false
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
