@@ -55,14 +55,23 @@ static const char *const metric[M_COUNT] = {
  * counts): they cost the most replay time, and SB_PROFILE_METRICS=hardware leaves them out. */
 static int instrumented(int m) { return !strncmp(metric[m], "smsp__sass_", 11); }
 
+/* SB_NCU_REPLAY=app-range: one result for the whole repetition (every launch in it
+ * counted together), for kernels with hundreds of launches a repetition, where replaying
+ * each launch takes too long; only hardware counters exist for a range. */
+static int range_replay(void)
+{
+    const char *r = getenv("SB_NCU_REPLAY");
+    return r && !strcmp(r, "app-range");
+}
+
 const char *sb_ncu_metric_list(void)
 {
     static char list[2048];
     const char *set = getenv("SB_PROFILE_METRICS");
-    int hw_only = set && !strcmp(set, "hardware");
+    int hw_only = (set && !strcmp(set, "hardware")) || range_replay();
     list[0] = '\0';
     for (int i = 0; i < M_COUNT; i++)
-        if (!hw_only || !instrumented(i))
+        if ((!hw_only || !instrumented(i)) && !(range_replay() && !strncmp(metric[i], "launch__", 8)))
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? "," : "", metric[i]);
     return list;
 }
@@ -260,13 +269,14 @@ static int read_header(char **f, int n, csv_layout *L, char *err, size_t errlen)
     L->name_col = L->id_col = -1;
     for (int m = 0; m < M_COUNT; m++) L->col[m] = -1, L->scale[m] = 1.0;
     for (int i = 0; i < n; i++) {
-        if (!strcmp(f[i], "Kernel Name")) L->name_col = i;
+        /* a kernel's name, or a range's (app-range replay) */
+        if (!strcmp(f[i], "Kernel Name") || (L->name_col < 0 && !strcmp(f[i], "Range Name"))) L->name_col = i;
         if (!strcmp(f[i], "ID")) L->id_col = i;
         for (int m = 0; m < M_COUNT; m++)
             if (!strcmp(f[i], metric[m])) L->col[m] = i;
     }
     if (L->name_col < 0 || L->id_col < 0) {
-        snprintf(err, errlen, "the header has no \"ID\" or \"Kernel Name\" column");
+        snprintf(err, errlen, "the header has no \"ID\" or \"Kernel Name\" (\"Range Name\") column");
         return -1;
     }
     if (L->col[M_DRAM_RD] < 0 || L->col[M_DRAM_WR] < 0) {
