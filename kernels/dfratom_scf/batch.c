@@ -48,11 +48,14 @@ static int eval_sequential(dfr_case *d, const dfr_wtbs *w, int n, dfr_batch_out 
     return dfr_basis_build(&d->w, d->y.ns, &d->y, d->f);
 }
 
-int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n)
+/* Candidates whose tensors fit in gib GiB, at least one, at most n */
+static int batch_fit(double gib, const dfr_tshape *t, int n)
 {
-    double fit = floor(d->batch_mem * 1073741824.0 / (8.0 * (double)t->per));
+    double fit = floor(gib * 1073741824.0 / (8.0 * (double)t->per));
     return fit < 1.0 ? 1 : fit < n ? (int)fit : n;
 }
+
+int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n) { return batch_fit(d->batch_mem, t, n); }
 
 typedef struct {
     const dfr_case *d;
@@ -254,7 +257,7 @@ struct dfr_batcher {
     chunk k[2];
 };
 
-int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, dfr_batcher **out)
+int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr_batcher **out)
 {
     dfr_batcher *b = calloc(1, sizeof *b);
     *out = b;
@@ -264,7 +267,7 @@ int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, dfr_batcher **o
     if (!rc) rc = dfr_gbuild_init(&b->g, &b->y, b->f0, d->o.ham == DFR_DIRAC);
     if (!rc) rc = dfr_tshape_init(&b->t, &b->g, d->o.ham == DFR_DIRAC);
     if (rc) return rc;
-    const int B = b->B = dfr_batch_chunk(d, &b->t, nmax), gpu = d->backend == SB_BACKEND_CUDA;
+    const int B = b->B = batch_fit(gib, &b->t, nmax), gpu = d->backend == SB_BACKEND_CUDA;
     b->lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1;
     const int Bl = (B + b->lanes - 1) / b->lanes, threads = omp_get_max_threads();
     for (int l = 0; l < b->lanes && !rc; ++l) {
@@ -328,7 +331,7 @@ int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w
 {
     if (engine == DFR_ENGINE_SEQUENTIAL) return eval_sequential(d, w, n, o, obase, warm);
     dfr_batcher *b;
-    int rc = dfr_batcher_create(d, u, n, &b);
+    int rc = dfr_batcher_create(d, u, n, d->batch_mem, &b);
     if (!rc) rc = dfr_batcher_run(b, w, n, o, obase, warm);
     dfr_batcher_free(b);
     return rc;

@@ -164,29 +164,25 @@ static void opt_free(bz_opt *p)
     free(p->ug), free(p->bt), free(p->wm), free(p->X), free(p->F), free(p->idx), free(p->pos), free(p->w), free(p->wq);
 }
 
-/* Groups of consecutive sizes (c ascends in size), each padded to its largest; buffers */
-static int opt_init(bz_opt *p, bz_run *z, cand *c, int n)
+/* Buffers for c[0 .. n), whose groups (c[i].group < G) run in the shapes ug (batched engine) */
+static int opt_init(bz_opt *p, bz_run *z, cand *c, int n, int G, const dfr_wtbs *ug)
 {
     dfr_case *d = z->d;
     const int batched = z->engine == DFR_ENGINE_BATCHED;
     memset(p, 0, sizeof *p);
-    p->z = z, p->c = c, p->n = n, p->G = batched ? (d->bz.groups < n ? d->bz.groups : n) : 1;
-    p->ug = malloc(sizeof *p->ug * p->G), p->bt = calloc(p->G, sizeof *p->bt), p->wm = calloc(n, sizeof *p->wm);
+    p->z = z, p->c = c, p->n = n, p->G = G;
+    p->ug = malloc(sizeof *p->ug * G), p->bt = calloc(G, sizeof *p->bt), p->wm = calloc(n, sizeof *p->wm);
     p->X = malloc(sizeof(double) * NX * n), p->F = malloc(sizeof(double) * n);
     p->idx = malloc(sizeof(int) * n), p->pos = malloc(sizeof(int) * n);
     p->w = malloc(sizeof *p->w * n), p->wq = malloc(sizeof *p->wq * n);
     if (!p->ug || !p->bt || !p->wm || !p->X || !p->F || !p->idx || !p->pos || !p->w || !p->wq) return SB_EXIT_RUNTIME;
-    for (int i = 0; i < n; ++i) {
-        c[i].group = (int)((long)i * p->G / n), c[i].best = NAN, c[i].e = NAN, c[i].stopped = 0;
-        c[i].rint = rint_of(z, &c[i].w);
-    }
+    memcpy(p->ug, ug, sizeof *ug * G);
+    for (int i = 0; i < n; ++i) c[i].best = NAN, c[i].e = NAN, c[i].stopped = 0, c[i].rint = rint_of(z, &c[i].w);
     int rc = SB_OK;
-    for (int g = 0, i0 = 0; g < p->G && !rc; ++g) {
+    for (int g = 0; g < G && !rc && batched; ++g) {
         int m = 0;
-        while (i0 + m < n && c[i0 + m].group == g) m++;
-        p->ug[g] = shape_of(z, c + i0, m);
-        if (batched) rc = dfr_batcher_create(d, &p->ug[g], m, &p->bt[g]);
-        i0 += m;
+        for (int i = 0; i < n; ++i) m += c[i].group == g;
+        if (m) rc = dfr_batcher_create(d, &p->ug[g], m, d->batch_mem / G, &p->bt[g]); /* held together */
     }
     /* each candidate's SCFs start from its previous point's density, in the shape they run in */
     for (int i = 0; i < n && !rc && d->bz.warm; ++i)
@@ -218,6 +214,7 @@ static int opt_group(bz_opt *p, int g, int m)
         const int k = p->pos[i];
         p->F[k] = z->o.energy[i];
         z->r->items += p->c[p->idx[k]].rint * z->o.iters[i];
+        z->r->rank_items += p->c[p->idx[k]].rint * z->o.iters[i];
         p->wm[p->idx[k]].valid = p->wq[i].valid;
     }
     z->r->scfs += q;
@@ -229,21 +226,22 @@ static int opt_group(bz_opt *p, int g, int m)
  * the best parameters, evals. nested: the candidates are sizes of one range end, ascending, and
  * one that passes is stopped once a smaller one has passed: it can no longer be chosen (passing
  * is for good, the best value only falls), so the step's choice is the same as without. */
-static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested)
+static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested, int G, const dfr_wtbs *ug)
 {
     dfr_bsize_result *r = z->r;
     const double tol = z->d->bz.tol;
     if (n <= 0) return SB_OK;
     bz_opt p;
     dfr_lockstep *ls = NULL;
-    int rc = opt_init(&p, z, c, n);
+    int rc = opt_init(&p, z, c, n, G, ug);
     double *x = malloc(sizeof(double) * NX * n);
     if (!x) rc = SB_EXIT_RUNTIME;
     for (int i = 0; i < n && !rc; ++i) memcpy(x + NX * i, x0, sizeof(double) * NX), memcpy(c[i].xbest, x0, sizeof c[i].xbest);
-    const double step[NX] = {0.2, 0.05, 0.1, 0.5};
-    /* NLopt's NEWUOA stops at the first accepted step that gains less than ftol_abs, however early,
-     * so that is kept far below the tolerance; the trust region ends at xtol_rel of the steps */
-    dfr_lockstep_opts lo = {z->d->bz.evals, 1e-5 * tol * fabs(r->e_ref), 1e-3};
+    const double step[NX] = {0.2, 0.15, 0.1, 0.3}; /* ln alpha, ln(beta - 1), gamma, delta */
+    /* No energy criterion: NLopt's NEWUOA stops at the first accepted step that gains less than
+     * ftol_abs, however early, and a step along delta while gamma is near 0 gains nothing (the start
+     * basis of Ne stopped after 14 SCFs at 1e-10 Eh). The trust region ends at 1e-3 of the steps. */
+    dfr_lockstep_opts lo = {z->d->bz.evals, 0.0, 1e-3};
     if (!rc) rc = dfr_lockstep_start(n, NX, x, step, &lo, &ls);
     for (int m; !rc && (m = dfr_lockstep_points(ls, p.idx, p.X)) > 0;) {
         for (int g = 0; g < p.G && !rc; ++g) rc = opt_group(&p, g, m);
@@ -278,21 +276,33 @@ static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested)
     return rc;
 }
 
-/* c[0 .. n) optimised, dealt to the ranks (i % ranks); every rank ends with every outcome */
+/* c[0 .. n) (ascending in size where nested) optimised, dealt to the ranks (i % ranks); every
+ * rank ends with every outcome. The padding groups (bsize_groups of consecutive candidates, each
+ * in the shape of its largest) are the step's, whatever the number of ranks: a candidate's SCFs,
+ * and so its optimisation, do not depend on which others share its batch. */
 static int optimise_all(bz_run *z, cand *c, int n, const double *x0, int nested)
 {
     const int ranks = sb_mpi_size(), me = sb_mpi_rank();
+    const int groups = z->engine != DFR_ENGINE_BATCHED || n < 1 ? 1 : z->d->bz.groups < n ? z->d->bz.groups : n;
     int mine = 0;
     cand *my = malloc(sizeof *my * (n > 0 ? n : 1));
     double *buf = calloc((size_t)(n > 0 ? n : 1) * (NX + 3), sizeof *buf);
-    if (!my || !buf) {
-        free(my), free(buf);
+    dfr_wtbs *ug = malloc(sizeof *ug * groups);
+    if (!my || !buf || !ug) {
+        free(my), free(buf), free(ug);
         return SB_EXIT_RUNTIME;
+    }
+    for (int g = 0, i0 = 0; g < groups && n > 0; ++g) {
+        int m = 0;
+        while (i0 + m < n && (long)(i0 + m) * groups / n == g) c[i0 + m].group = g, m++;
+        ug[g] = m ? shape_of(z, c + i0, m) : c[0].w;
+        i0 += m;
     }
     for (int i = me; i < n; i += ranks) my[mine++] = c[i];
     const int scfs0 = z->r->scfs, fail0 = z->r->failed_scfs;
     const double items0 = z->r->items;
-    int rc = optimise(z, my, mine, x0, nested);
+    int rc = optimise(z, my, mine, x0, nested, groups, ug);
+    free(ug);
     for (int k = 0, i = me; k < mine; ++k, i += ranks) {
         double *b = buf + (size_t)i * (NX + 3);
         to_x(&my[k].w, b);
@@ -490,7 +500,9 @@ int dfr_bsize(dfr_case *d)
     if (!rc && bo->local_check) rc = local_checks(&z, &cur);
     r->seconds = sb_clock_seconds() - t0;
     r->t_tensor = z.o.t_tensor, r->t_contract = z.o.t_contract, r->t_host = z.o.t_host, r->t_eig = z.o.t_eig;
-    r->fock_builds = z.o.fock_builds;
+    double builds = z.o.fock_builds; /* of this rank's candidates */
+    sb_mpi_sum(&builds, 1);
+    r->fock_builds = (int)builds, r->rounds = sb_mpi_max_int(r->rounds);
     say(&z, "final basis: %s, alpha %.12g beta %.12g gamma %.8g delta %.8g (K = %d): E = %.10f Eh, error %.2e "
             "(tolerance %.3g); %d SCFs in %d rounds, %.1f s\n", ranges(&z, &cur, rb, sizeof rb), cur.alpha, cur.beta,
         cur.gamma, cur.delta, cur.K, ecur, r->err_rel, bo->tol, r->scfs, r->rounds, r->seconds);

@@ -57,6 +57,7 @@ typedef struct {
     int local_l[DFR_BSIZE_ENDS], local_hi[DFR_BSIZE_ENDS];
     double local_err[DFR_BSIZE_ENDS];         /* error after removing one more function (INFINITY: cannot) */
     double items;                             /* radial 2e integrals of every SCF's builds, own bases */
+    double rank_items;                        /* the part of them this rank computed */
     char json[4096];                          /* the final basis, as written */
     char *report;                             /* the workflow's tables, printed by finish */
 } dfr_bsize_result;
@@ -119,7 +120,8 @@ int dfr_batch_out_alloc(dfr_batch_out *o, int n);
 int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase,
                    dfr_warm *warm);
 typedef struct dfr_batcher dfr_batcher;
-int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, dfr_batcher **b);
+/* up to nmax candidates at a time, their tensors within gib GiB (more run in chunks) */
+int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr_batcher **b);
 /* warm: NULL, or n candidates' densities in the batcher's shape (u), used and updated */
 int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm);
 void dfr_batcher_free(dfr_batcher *b);

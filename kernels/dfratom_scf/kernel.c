@@ -101,7 +101,8 @@ static const sb_param_spec dfr_params[] = {
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
-    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps"},
+    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
+                     "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
     {"gamma", "0", "well-tempered gamma"},
     {"delta", "0", "well-tempered delta"},
     {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
@@ -259,6 +260,7 @@ static int bsize_counters(sb_case *c, dfr_case *d)
     const dfr_bsize_result *b = &d->bzr;
     if (b->report && !c->params->quiet && sb_mpi_rank() == 0) fputs(b->report, stdout), fflush(stdout);
     c->work.items = b->items;
+    c->rank_items = b->rank_items;
     c->work.bytes = 0.0; /* the stored tensors' traffic depends on the engine: no single model */
     sb_counter_set(cs, "bsize_energy", b->e_final, "Eh");
     sb_counter_set(cs, "bsize_reference", b->e_ref, "Eh");

@@ -137,7 +137,8 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_choice(p, "eigensolver", eigs, EIG_LAPACK, &eig)) ||
         (rc = sb_param_double(p, "c", 137.03599976, 10.0, 1e5, &o->c)) ||
         (rc = sb_param_double(p, "alpha", 0.05, 1e-6, 1e3, &w->alpha)) ||
-        (rc = sb_param_double(p, "beta", auto_beta(d->atom.Z, K), 1.2, 4.0, &w->beta)) ||
+        (rc = sb_param_double(p, "beta", d->job == DFR_JOB_BSIZE ? fmax(1.8, auto_beta(d->atom.Z, K)) : auto_beta(d->atom.Z, K),
+                              1.2, 4.0, &w->beta)) ||
         (rc = sb_param_double(p, "gamma", 0.0, -0.9, 100.0, &w->gamma)) ||
         (rc = sb_param_double(p, "delta", 0.0, 0.0, 100.0, &w->delta)) ||
         (rc = sb_param_long(p, "np", lround(0.8 * K), 1, DFR_MAXN, &np)) ||
