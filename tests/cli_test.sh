@@ -117,6 +117,18 @@ expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
+# a start too small for the occupied shells, a malformed reference; basis files that cannot be used
+expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \
+    --param hamiltonian=schrodinger --param nucleus=point --param bsize_max=6 --param bsize_tol=1e-9 --param bsize_evals=10
+expect_usage "no numerical HF limit for Mg" run $D --param atom=Mg --param job=bsize --param hamiltonian=schrodinger \
+    --param nucleus=point
+expect_usage "bsize_max=4" run $D --param atom=Xe --param job=bsize --param bsize_max=4
+expect_usage "bsize_ref=-2.8x" run $D --param atom=He --param job=bsize --param bsize_ref=-2.8x
+expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --param alpha=0.1
+expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
+printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}}' >"$work/ne.json"
+expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
