@@ -77,6 +77,8 @@ def dhf_file(path):
 
 
 def dhf_run(sym, basis):
+    """PySCF's DHF energy of the neutral atom sym in basis (one uncontracted shell per exponent)"""
+    A = ATOMS[sym][1]
     lib.param.LIGHT_SPEED = C_LIGHT
     # Keep every basis function, as the kernel's dsygvd does: PySCF's default canonical
     # orthogonalisation drops small-component directions of a well-tempered basis (whose
