@@ -6,7 +6,8 @@
 #            same workflow one candidate at a time (batch_engine=sequential), both on cuda; prints
 #            the speed-up (the bar: >= 20x)
 #   openmp   the same Xe case on openmp_simd (every core), and batched on cuda again for the ratio
-#   groups   the same Xe case, batched on cuda with bsize_groups=2 and 4 and with eigensolver=cusolver
+#   groups   the same Xe case, batched on cuda with bsize_groups=1, 2 and 8 (default 4) and with
+#            eigensolver=cusolver
 #   ne       Ne nonrelativistic, point nucleus, from s(1:40) p(1:40) against the numerical HF limit
 #            (the bar: a smaller basis within 5e-8, local minimality checks passing)
 #   nr       He, Be, Ar nonrelativistic against the HF limits; Kr, Xe against the start basis
@@ -89,7 +90,7 @@ openmp)
   ratio openmp_simd xe-dirac-short-openmp cuda xe-dirac-short
   ;;
 groups)
-  for g in 2 4; do bz "xe-dirac-short-groups$g" cuda "${XE[@]}" --param bsize_groups=$g; done
+  for g in 1 2 8; do bz "xe-dirac-short-groups$g" cuda "${XE[@]}" --param bsize_groups=$g; done
   bz xe-dirac-short-cusolver cuda "${XE[@]}" --param eigensolver=cusolver
   ;;
 ne)

@@ -75,7 +75,8 @@ static const sb_param_spec dfr_params[] = {
     {"bsize_ref", "auto", "job=bsize: limit (numerical HF limit; nonrelativistic, point nucleus) | large (the optimised "
                           "start basis) | an energy in Eh; auto: limit without, large with the Dirac Hamiltonian"},
     {"bsize_evals", "60", "job=bsize: NEWUOA evaluations (SCFs) per candidate, over alpha, beta, gamma, delta"},
-    {"bsize_groups", "1", "job=bsize, batched engine: a step's candidates padded to the largest size in this many groups"},
+    {"bsize_groups", "4", "job=bsize, batched engine: a step's candidates, by size, in this many groups, each padded to "
+                          "its largest (batch_mem is shared among them)"},
     {"bsize_steps", "8", "job=bsize: steps run (the start basis, upper ends f d p s, lower ends f d p)"},
     {"bsize_local", "1", "job=bsize: 1 re-optimises the final basis less one function at every shrunk end (checks)"},
     {"bsize_out", "", "job=bsize: write the final basis as JSON to this file"},
