@@ -40,7 +40,7 @@ typedef struct {
 typedef struct {
     dfr_case *d;
     dfr_bsize_result *r;
-    int engine, nl, lmax;   /* symmetries' l range: 0 .. lmax */
+    int engine, lmax;       /* the atom's l range: 0 .. lmax */
     int nocc_l[4];          /* occupied shells per l (the larger of its two kappas) */
     dfr_batch_out o;        /* a round's outcomes */
     int omax;
@@ -447,7 +447,7 @@ int dfr_bsize(dfr_case *d)
     r->ref_kind = bo->ref_kind;
     r->e_ref = bo->ref_kind == DFR_REF_LIMIT ? dfr_hf_limit(d) : bo->ref_kind == DFR_REF_VALUE ? bo->ref_value : NAN;
     /* until the start basis is known (bsize_ref=large), the Thomas-Fermi energy -0.7687 Z^(7/3) Eh: it
-     * scales only NEWUOA's energy tolerance and the value of a failed point in the start's optimisation */
+     * is only the value of a failed point before any SCF of the start's optimisation converged */
     if (!isfinite(r->e_ref)) r->e_ref = -0.7687 * pow(d->atom.Z, 7.0 / 3.0);
     cand c0;
     memset(&c0, 0, sizeof c0);
