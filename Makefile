@@ -97,7 +97,12 @@ DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
 $(DFR_DHF): kernels/dfratom_scf/data/pyscf_dhf.tsv
 	@mkdir -p $(@D)
 	awk -F'\t' '!/^#/ && NF >= 10 {printf "{\"%s\", %s, %s, %s, %s, %s, {%s, %s, %s}, %s},\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8, $$9, $$10}' $< > $@
-$(BUILD)/obj/kernels/dfratom_scf/validate.o: $(DFR_DHF)
+# Any basis (job=bsize's, with gamma, delta and ranges): tools/dfr_pyscf.py --basis FILE.json rows.
+DFR_DHFR := $(BUILD)/gen/dfratom_scf/pyscf_dhf_ranges.h
+$(DFR_DHFR): kernels/dfratom_scf/data/pyscf_dhf_ranges.tsv
+	@mkdir -p $(@D)
+	awk -F'\t' '!/^#/ && NF >= 17 {printf "{\"%s\", %s, %s, %s, %s, %s, %s, %s, {%s, %s, %s, %s}, {%s, %s, %s, %s}, %s},\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8, $$9, $$11, $$13, $$15, $$10, $$12, $$14, $$16, $$17}' $< > $@
+$(BUILD)/obj/kernels/dfratom_scf/validate.o: $(DFR_DHF) $(DFR_DHFR)
 
 # libint2 reference generator and comparison benchmark: built only where libint2 is installed;
 # linked statically so the GPU machine (no Debian libraries) can run it.

@@ -117,6 +117,18 @@ expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
+# a start too small for the occupied shells, a malformed reference; basis files that cannot be used
+expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \
+    --param hamiltonian=schrodinger --param nucleus=point --param bsize_max=6 --param bsize_tol=1e-9 --param bsize_evals=10
+expect_usage "no numerical HF limit for Mg" run $D --param atom=Mg --param job=bsize --param hamiltonian=schrodinger \
+    --param nucleus=point
+expect_usage "bsize_max=4" run $D --param atom=Xe --param job=bsize --param bsize_max=4
+expect_usage "bsize_ref=-2.8x" run $D --param atom=He --param job=bsize --param bsize_ref=-2.8x
+expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --param alpha=0.1
+expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
+printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}}' >"$work/ne.json"
+expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
@@ -134,6 +146,16 @@ if printf '%s' "$dhf" | grep -q "VALIDATION PASSED" && ! printf '%s' "$dhf" | gr
     ok
 else
     bad "dfratom_scf Be K=16 beta=2.5: matched a PySCF row of another basis, or failed: $dhf"
+fi
+# A basis job=bsize wrote (Be, Dirac, s(1:22) of a K = 30 sequence with gamma and delta), read back by
+# job=scf: its recorded energy repeats, and PySCF's energy in it (data/pyscf_dhf_ranges.tsv) is met.
+dhf=$("$SB" validate $D --param atom=Be --param basis="$(dirname "$0")/../kernels/dfratom_scf/data/bsize_be_dirac.basis.json" \
+    --backend openmp_simd --quiet 2>&1)
+if printf '%s\n' "$dhf" | grep -qE "^  dirac_fock_same_basis_pyscf .* PASS " &&
+    printf '%s\n' "$dhf" | grep -qE "^  basis_file_energy .* PASS " && printf '%s' "$dhf" | grep -q "VALIDATION PASSED"; then
+    ok
+else
+    bad "dfratom_scf basis=bsize_be_dirac.basis.json: no passing PySCF or basis-file check: $dhf"
 fi
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
