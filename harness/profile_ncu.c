@@ -497,8 +497,10 @@ int sb_ncu_profile(char *const child[], sb_profile *p)
     char *argv[96];
     int n = 0;
     argv[n++] = ncu;
-    argv[n++] = "--profile-from-start";
-    argv[n++] = "off";
+    if (!range_replay()) { /* range replay takes its ranges from the same calls by itself */
+        argv[n++] = "--profile-from-start";
+        argv[n++] = "off";
+    }
     argv[n++] = "--target-processes";
     argv[n++] = "application-only";
     /* application replay: the child runs once per pass (no save and restore of device
