@@ -236,8 +236,9 @@ static json_t *group_json(const sb_prof_group *g, double items, int have_flops)
     json_object_set_new(o, "l2_hit_pct", num(g->l2_hit));
     json_object_set_new(o, "ld_sectors_per_request", num(per(g->ld_sectors, g->ld_requests)));
     json_object_set_new(o, "st_sectors_per_request", num(per(g->st_sectors, g->st_requests)));
-    json_object_set_new(o, "ld_efficiency", num(per(g->ld_bytes_req, 32.0 * g->ld_sectors)));
-    json_object_set_new(o, "st_efficiency", num(per(g->st_bytes_req, 32.0 * g->st_sectors)));
+    /* requested bytes are an instrumented metric: unknown, not 0, without it */
+    json_object_set_new(o, "ld_efficiency", have_flops ? num(per(g->ld_bytes_req, 32.0 * g->ld_sectors)) : json_null());
+    json_object_set_new(o, "st_efficiency", have_flops ? num(per(g->st_bytes_req, 32.0 * g->st_sectors)) : json_null());
     json_object_set_new(o, "registers_per_thread", num(g->regs));
     json_object_set_new(o, "local_bytes", num(g->local_bytes));
     json_object_set_new(o, "flops_fp64", have_flops ? num(g->flops64) : json_null());

@@ -29,7 +29,7 @@ def table(path):
               "| FP64 pipe % | FP32 pipe % | L2 hit % | ld sectors/request | ld requested/moved % | local-memory GB |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for g in p["groups"]:
-            eta = g.get("ld_efficiency")
+            eta = g.get("ld_efficiency") if p.get("metrics") != "hardware" else None
             print(f"| `{g['name'][:40]}` | {g['launches']} | {fmt(g['duration_s'] * 1e3, '.3f')} | "
                   f"{fmt(g['bytes_per_item'], '.4g')} | {fmt(g['dram_pct_peak'], '.1f')} | "
                   f"{fmt(g['achieved_occupancy_pct'], '.1f')}/{fmt(g['theoretical_occupancy_pct'], '.1f')} | "
