@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "registry.h"
+#include "result_check.h"
 #include "results.h"
 
 static double jnum(json_t *o, const char *k)
@@ -123,6 +124,7 @@ typedef struct {
     json_t *first, *median, *min, *max;
     int nit;
     double *it; /* items/s of the iteration entries */
+    int npass, nfail, self_split; /* entries' validation verdicts (sb_entry_verdict) */
 } group;
 
 static void finish_group(group *g, json_t *ctx)
@@ -175,6 +177,11 @@ static void finish_group(group *g, json_t *ctx)
     double pct = jnum(b, "percent_peak_flops");
     r->peak_flops = isfinite(r->fps) && pct > 0 ? r->fps * 100.0 / pct : NAN;
     read_validation(json_object_get(b, "validation"), r);
+    /* entries of one run carry one verdict; any disagreement never counts as a pass */
+    r->entries_pass = g->npass;
+    r->entries_fail = g->nfail;
+    r->verdict_split = (g->npass && g->nfail) || g->self_split;
+    if (r->verdict_split) r->passed = 0;
     free(g->it);
 }
 
@@ -194,7 +201,7 @@ static int add_row(sb_rset *s, const sb_rrow *r)
 static int load_file(const char *path, int unique, sb_rset *s)
 {
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
     size_t i;
     if (!root) {
         sb_error("cannot read %s: %s (line %d)", path, err.text, err.line);
@@ -204,6 +211,11 @@ static int load_file(const char *path, int unique, sb_rset *s)
         sb_error("%s has no benchmarks[]: not a scibench or Google Benchmark result", path);
         json_decref(root);
         return SB_EXIT_USAGE;
+    }
+    int bad = sb_result_check(path, root);
+    if (bad) {
+        json_decref(root);
+        return bad;
     }
     char **files = realloc(s->files, (size_t)(s->nfiles + 1) * sizeof *files);
     int ng = 0, rc = SB_OK;
@@ -228,6 +240,10 @@ static int load_file(const char *path, int unique, sb_rset *s)
             g[k].row.file = file;
             g[k].first = b;
         }
+        int split, verdict = sb_entry_verdict(b, &split);
+        g[k].npass += verdict == 1;
+        g[k].nfail += verdict == 0;
+        g[k].self_split |= split;
         if (!strcmp(jstr(b, "run_type", "iteration"), "aggregate")) {
             if (!strcmp(agg, "median")) g[k].median = b;
             if (!strcmp(agg, "min")) g[k].min = b;
@@ -385,6 +401,12 @@ int sb_table_main(int argc, char **argv, FILE *out)
     if (argc < 1) {
         sb_error("table needs a result file or folder, e.g. 'scibench table results/h100'");
         return SB_EXIT_USAGE;
+    }
+    for (int a = 0; a < argc; a++) { /* every file checked before a line is written */
+        sb_rset s;
+        int rc = sb_rset_load(argv[a], 0, &s);
+        sb_rset_free(&s);
+        if (rc) return rc;
     }
     fputs("machine,kernel,backend,size,params,seed,item,items_per_second,items_per_second_min,items_per_second_max,"
           "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"

@@ -29,6 +29,8 @@ typedef struct {
     char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
     int has_validation, passed;
+    int entries_pass, entries_fail; /* the run's entries (repetitions, aggregates) by verdict */
+    int verdict_split;   /* they disagree, or one disagrees with its own checks: passed = 0 */
     int nchecks;
     sb_rcheck check[SB_MAX_CHECKS];
 } sb_rrow;

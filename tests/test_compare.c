@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "params.h"
+#include "results.h"
 #include "session.h"
 
 /* ---- a fake kernel: sum of i over i < size ------------------------------ */
@@ -80,6 +81,44 @@ static void write_result(const char *name, int size)
 
 typedef void (*edit_fn)(json_t *root, double x);
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* After an edit of items/s: each repetition's real_time and the median/min/max aggregates
+ * made what the writer would have written for those rates (compare refuses a file whose
+ * aggregates are not those of its repetitions). The fake kernel's work is `size` items. */
+static void resync(json_t *root)
+{
+    json_t *b, *bs = json_object_get(root, "benchmarks");
+    double t[64], r[64];
+    int n = 0;
+    size_t i;
+    json_array_foreach(bs, i, b) if (!json_object_get(b, "aggregate_name") && n < 64)
+    {
+        double items = (double)json_integer_value(json_object_get(b, "size"));
+        r[n] = json_number_value(json_object_get(b, "items_per_second"));
+        t[n] = 1e3 * items / r[n];
+        json_object_set_new(b, "real_time", json_real(t[n]));
+        json_object_set_new(b, "cpu_time", json_real(t[n]));
+        n++;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_dbl);
+    qsort(r, (size_t)n, sizeof *r, cmp_dbl);
+    json_array_foreach(bs, i, b) if (json_object_get(b, "aggregate_name"))
+    {
+        const char *agg = json_string_value(json_object_get(b, "aggregate_name"));
+        double items = (double)json_integer_value(json_object_get(b, "size"));
+        double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+        double rt = !strcmp(agg, "min") ? t[0] : !strcmp(agg, "max") ? t[n - 1] : med;
+        double ips = !strcmp(agg, "min") ? r[0] : !strcmp(agg, "max") ? r[n - 1] : 1e3 * items / med;
+        json_object_set_new(b, "real_time", json_real(rt));
+        json_object_set_new(b, "items_per_second", json_real(ips));
+    }
+}
+
 /* dst = src with edit applied; first the repetitions get a fixed +-1% jitter
  * (median absolute deviation 1%) and the aggregates a 0.99..1.01 range, so
  * verdicts do not depend on this machine's timing noise. */
@@ -105,6 +144,7 @@ static void doctor(const char *src, const char *dst, edit_fn edit, double x)
         if (median > 0) json_object_set_new(b, "flops_per_second", json_real(median * f));
     }
     if (edit) edit(root, x);
+    resync(root);
     assert_int_equal(json_dump_file(root, dst, JSON_INDENT(1)), 0);
     json_decref(root);
 }
@@ -302,12 +342,14 @@ static void test_throughput(void **state)
     json_error_t err;
     json_t *root = json_load_file(at("noisy_slow.json"), 0, &err);
     spread(root, 0.1);
+    resync(root);
     json_dump_file(root, at("noisy_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("noisy_slow.json"), NULL, NULL, NULL, NULL), 0, "30.1%");
     /* One repetition 5x slower does not: 0.7 is still a regression. */
     root = json_load_file(at("slow.json"), 0, &err);
     outlier(root, 0.2);
+    resync(root);
     json_dump_file(root, at("outlier_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("outlier_slow.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
@@ -434,6 +476,86 @@ static void test_usage(void **state)
     assert_string_equal(out, "");
 }
 
+/* ---- strict reading: malformed or inconsistent files ---------------------- */
+
+/* dst = src with edit applied and nothing resynchronised: the file stays as edited. */
+static void corrupt(const char *src, const char *dst, edit_fn edit, double x)
+{
+    json_error_t err;
+    json_t *root = json_load_file(src, 0, &err);
+    assert_non_null(root);
+    edit(root, x);
+    assert_int_equal(json_dump_file(root, dst, JSON_INDENT(1)), 0);
+    json_decref(root);
+}
+
+static json_t *entry_at(json_t *root, double x) { return json_array_get(json_object_get(root, "benchmarks"), (size_t)x); }
+static void drop_rate(json_t *root, double x) { json_object_del(entry_at(root, x), "items_per_second"); }
+static void drop_entry(json_t *root, double x) { json_array_remove(json_object_get(root, "benchmarks"), (size_t)x); }
+static void slow_median(json_t *root, double x)
+{
+    json_t *b = entry_at(root, json_array_size(json_object_get(root, "benchmarks")) - 3); /* median, min, max last */
+    json_object_set_new(b, "real_time", json_real(x * json_number_value(json_object_get(b, "real_time"))));
+}
+/* Repetition x says FAIL, every other entry (and its own checks) PASS. */
+static void split_verdict(json_t *root, double x)
+{
+    json_object_set_new(json_object_get(entry_at(root, x), "validation"), "passed", json_false());
+}
+
+static void write_text(const char *name, const char *text)
+{
+    FILE *f = fopen(at(name), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs `scibench table` on one path; the CSV lands in out. */
+static int table(const char *path)
+{
+    char *argv[] = {(char *)path, NULL};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    int rc = sb_table_main(1, argv, f);
+    rewind(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return rc;
+}
+
+static void test_strict(void **state)
+{
+    (void)state;
+    write_text("name_int.json", "{\"benchmarks\":[{\"name\":1}]}");
+    expect(compare(at("name_int.json"), at("name_int.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("name_int.json")), 2);
+    write_text("dup_key.json", "{\"benchmarks\":[], \"benchmarks\":[]}");
+    expect(compare(at("dup_key.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    write_text("empty_list.json", "{\"benchmarks\":[]}");
+    expect(compare(at("base.json"), at("empty_list.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    corrupt(at("base.json"), at("no_rate.json"), drop_rate, 2);
+    expect(compare(at("base.json"), at("no_rate.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("no_rate.json")), 2);
+    corrupt(at("base.json"), at("slow_median.json"), slow_median, 1.5);
+    expect(compare(at("slow_median.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    corrupt(at("base.json"), at("lost_rep.json"), drop_entry, 0);
+    expect(compare(at("base.json"), at("lost_rep.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    /* A repetition that disagrees with the aggregates on the verdict: FAILED, on either side. */
+    corrupt(at("base.json"), at("split.json"), split_verdict, 1);
+    expect(compare(at("base.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+    assert_non_null(strstr(out, "PASS->FAIL"));
+    assert_non_null(strstr(out, "NEW entries disagree on the validation verdict (7 PASS, 1 FAIL"));
+    expect(compare(at("split.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "OLD entries disagree");
+    assert_int_equal(table(at("split.json")), 0);
+    assert_non_null(strstr(out, ",false,"));
+    assert_int_equal(table(at("base.json")), 0);
+    assert_non_null(strstr(out, ",true,"));
+}
+
 /* The committed CI baseline against itself passes; with one validation value
  * changed by hand it fails. Run from the repository root (make test does). */
 static void test_ci_baseline_doctored(void **state)
@@ -484,7 +606,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_strict),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
