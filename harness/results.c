@@ -308,7 +308,7 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
         if (((*out)[*n] = strdup(path))) (*n)++;
     }
     closedir(d);
-    qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str);
+    if (*n > first) qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str); /* *out is NULL in an empty folder */
     return 0;
 }
 
