@@ -161,19 +161,27 @@ static void scale_field(json_t *root, const char *key, double x)
     }
 }
 
-static void throughput(json_t *root, double x)
+static void rates(json_t *root, double x)
 {
     scale_field(root, "items_per_second", x);
     scale_field(root, "bytes_per_second", x);
     scale_field(root, "flops_per_second", x);
 }
 
-/* A uniformly slower machine: every rate and every measured peak times x. */
+/* A slower run on the same machine: every rate and its share of the (same) peaks times x. */
+static void throughput(json_t *root, double x)
+{
+    rates(root, x);
+    scale_field(root, "percent_peak_bandwidth", x);
+    scale_field(root, "percent_peak_flops", x);
+}
+
+/* A uniformly slower machine: every rate and every measured peak times x (shares unchanged). */
 static void machine_speed(json_t *root, double x)
 {
     json_t *peaks = json_object_get(json_object_get(root, "context"), "peaks"), *v;
     const char *k;
-    throughput(root, x);
+    rates(root, x);
     json_object_foreach(peaks, k, v) json_object_set_new(peaks, k, json_real(json_number_value(v) * x));
 }
 
