@@ -2,6 +2,15 @@
 SHELL := /bin/bash
 
 CC        := $(if $(filter default,$(origin CC)),gcc,$(CC))
+# SANITIZE=1: AddressSanitizer + UBSan, CUDA off, in build-san/ (tests/README.md). At -O1
+# gcc's truncation analysis flags the bounded snprintf copies that -O3 lets through.
+SANITIZE  ?= 0
+ifeq ($(SANITIZE),1)
+BUILD     ?= build-san
+CUDA      := 0
+CFLAGS    ?= -O1 -march=$(ARCH) -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -Wno-format-truncation
+endif
 BUILD     ?= build
 # x86-64-v3 = AVX2 + FMA; `make AVX512=1` builds for x86-64-v4 (AVX-512).
 ARCH      ?= $(if $(filter 1,$(AVX512)),x86-64-v4,x86-64-v3)
@@ -165,6 +174,63 @@ test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
 
+# ==== sanitizers and fuzzing (tests/README.md, tests/fuzz/README.md) ==========
+# make test SANITIZE=1: every test above under ASan + UBSan (build-san/). CI runs the subset
+# SAN_CI_TESTS and the CLI tests (make test-san-ci); left to the full run: test_lattice_mc
+# (minutes under ASan), test_eri_openmp and test_eri_gen (the generated eri classes).
+SAN_CI_TESTS := test_compare test_json test_params test_stats test_validation test_hwinfo test_cpu_backend \
+                test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
+                test_eri_families test_dfr_integrals test_dfratom_scf
+ifeq ($(SANITIZE),1)
+# Under ASan the generated eri_brush classes compile 5-10x faster at -O0 (openmp_simd.c: 32 s
+# against 150-330 s at -O1) and run slower, in tests the CI subset leaves out. -w: at -O0 gcc
+# warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
+# checks these files with -Werror.
+$(addprefix $(BUILD)/obj/kernels/eri_brush/,openmp_simd.o jengine.o families.o): CFLAGS += -O0 -w
+export ASAN_OPTIONS  ?= detect_leaks=1:check_initialization_order=1:strict_init_order=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+endif
+test-san-ci:
+	$(MAKE) SANITIZE=1 san-ci-run
+san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%)
+	@fail=0; for t in $(SAN_CI_TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; $$t || fail=1; done; \
+	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
+
+# libFuzzer targets (clang): each links its parser's own objects and tests/fuzz/fuzz_stubs.c.
+# make fuzz FUZZ_S=60: the regression inputs, then each target FUZZ_S seconds from its corpus.
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_S     ?= 60
+FUZZERS    := xyz g94 spiral nlc_init result_json cli_param
+FUZZ_CFLAGS := -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer \
+               -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -MMD -MP \
+               -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
+fuzz_src_xyz         := kernels/eri_brush/input.c
+fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c
+fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
+fuzz_src_nlc_init    := kernels/nlchains/init_file.c
+fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/params.c
+fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+define fuzz_target
+$(FUZZ_BUILD)/fuzz_$(1): $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_$(1).o $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_stubs.o $(fuzz_src_$(1):%.c=$(FUZZ_BUILD)/obj/%.o)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $$@ $$^ -ljansson -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_target,$(f))))
+fuzzers: $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
+fuzz: fuzzers
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_S) $(FUZZERS)
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)
+
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the GPU tests and one
+# small run of each kernel, on the GPU machine with build/ made beforehand; the summary goes
+# to results/<machine>/compute-sanitizer.md (tools/compute_sanitizer.sh; ARGS='--tools memcheck').
+test-sanitize-gpu:
+	@bash tools/compute_sanitizer.sh --build $(BUILD) $(ARGS)
+.PHONY: test-san-ci san-ci-run fuzzers fuzz test-sanitize-gpu
+
 # The compiler's own word that a kernel's CPU loops are vectorised (and how wide).
 vecreport:
 	$(CC) $(CFLAGS) -fopt-info-vec-optimized -c kernels/$(KERNEL)/openmp_simd.c -o /dev/null 2>&1 \
@@ -179,6 +245,10 @@ help:
 	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
 	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
+	@echo "make SANITIZE=1 && make test SANITIZE=1   ASan + UBSan build in build-san/ (CUDA off) and every test"
+	@echo "make test-san-ci   the CI's sanitizer subset (SAN_CI_TESTS) and the CLI tests under ASan + UBSan"
+	@echo "make fuzz FUZZ_S=60   each libFuzzer target (tests/fuzz/) FUZZ_S seconds, after its regression inputs"
+	@echo "make test-sanitize-gpu   compute-sanitizer's four tools over the GPU tests and each kernel (GPU machine)"
 	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
 	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
 	@echo "make info      hardware report with measured peaks"

@@ -78,11 +78,16 @@ static int takes_value(const char *name)
 /* One "--opt", "--opt value" or "--opt=value" at argv[*i]; advances *i past a separate value. */
 static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
 {
-    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2)) { /* "-x", or a lone "-": no name after two dashes to read */
+        sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
+        return SB_EXIT_USAGE;
+    }
+    const char *eq = strchr(arg, '=');
     char name[32];
     size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
     snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg + 2);
-    int kind = strncmp(arg, "--", 2) || len >= sizeof name ? -1 : takes_value(name);
+    int kind = len >= sizeof name ? -1 : takes_value(name);
     if (kind < 0) {
         sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
         return SB_EXIT_USAGE;

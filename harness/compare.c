@@ -132,10 +132,21 @@ static void consistency(line *l, const sb_rrow *r, const char *side)
     }
 }
 
+/* A run whose entries disagree on the verdict was counted FAILED: say why, on either side. */
+static void split_verdict(line *l, const sb_rrow *r, const char *side)
+{
+    if (!r->verdict_split) return;
+    l->validation_changed = 1;
+    note(l, "%s entries disagree on the validation verdict (%d PASS, %d FAIL, or a verdict its own checks contradict): "
+            "counted as FAILED (edited file?)", side, r->entries_pass, r->entries_fail);
+}
+
 static void compare_validation(line *l)
 {
     const sb_rrow *o = l->r[0], *n = l->r[1];
     char tol[48];
+    split_verdict(l, o, "OLD");
+    split_verdict(l, n, "NEW");
     if (!o->has_validation || !n->has_validation) return;
     consistency(l, o, "OLD");
     consistency(l, n, "NEW");

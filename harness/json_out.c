@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -374,6 +375,9 @@ static json_t *benchmarks_json(const sb_result *r)
     return a;
 }
 
+static volatile sig_atomic_t held_signal;
+static void hold_signal(int sig) { held_signal = sig; }
+
 int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe)
 {
     char tmp[4200];
@@ -381,13 +385,23 @@ int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, con
     json_object_set_new(root, "context", context_json(r, hw, exe));
     json_object_set_new(root, "benchmarks", benchmarks_json(r));
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    /* Ctrl-C, a hang-up or kill while the file is written is held back until it is complete
+     * and renamed, or removed: an interrupted run never leaves FILE.tmp or a partial FILE.
+     * A handler, not a blocked mask: OpenMP's threads would still take the signal. */
+    static const int held[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction hold = {.sa_handler = hold_signal, .sa_flags = SA_RESTART}, was[4];
+    sigemptyset(&hold.sa_mask);
+    held_signal = 0;
+    for (int i = 0; i < 4; i++) sigaction(held[i], &hold, &was[i]);
     errno = 0;
     int bad = json_dump_file(root, tmp, JSON_INDENT(2)) != 0 || rename(tmp, path) != 0;
     int err = errno;
+    if (bad) unlink(tmp);
     json_decref(root);
+    for (int i = 0; i < 4; i++) sigaction(held[i], &was[i], NULL);
+    if (held_signal) raise(held_signal); /* now, with the file whole or gone */
     if (bad) {
         sb_error("could not write %s: %s", path, err ? strerror(err) : "write failed");
-        unlink(tmp);
         return SB_EXIT_RUNTIME;
     }
     return SB_OK;

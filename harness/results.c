@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "registry.h"
+#include "result_check.h"
 #include "results.h"
 
 static double jnum(json_t *o, const char *k)
@@ -134,6 +135,7 @@ typedef struct {
     json_t *first, *median, *min, *max;
     int nit;
     double *it; /* items/s of the iteration entries */
+    int npass, nfail, self_split; /* entries' validation verdicts (sb_entry_verdict) */
 } group;
 
 static void finish_group(group *g, json_t *ctx)
@@ -205,6 +207,11 @@ static void finish_group(group *g, json_t *ctx)
                                                                                                         : r->peak_fp32;
     read_validation(json_object_get(b, "validation"), r);
     read_profile(json_object_get(b, "profile"), r);
+    /* entries of one run carry one verdict; any disagreement never counts as a pass */
+    r->entries_pass = g->npass;
+    r->entries_fail = g->nfail;
+    r->verdict_split = (g->npass && g->nfail) || g->self_split;
+    if (r->verdict_split) r->passed = 0;
     free(g->it);
 }
 
@@ -224,7 +231,7 @@ static int add_row(sb_rset *s, const sb_rrow *r)
 static int load_file(const char *path, int unique, sb_rset *s)
 {
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
     size_t i;
     if (!root) {
         sb_error("cannot read %s: %s (line %d)", path, err.text, err.line);
@@ -234,6 +241,11 @@ static int load_file(const char *path, int unique, sb_rset *s)
         sb_error("%s has no benchmarks[]: not a scibench or Google Benchmark result", path);
         json_decref(root);
         return SB_EXIT_USAGE;
+    }
+    int bad = sb_result_check(path, root);
+    if (bad) {
+        json_decref(root);
+        return bad;
     }
     char **files = realloc(s->files, (size_t)(s->nfiles + 1) * sizeof *files);
     int ng = 0, rc = SB_OK;
@@ -258,6 +270,10 @@ static int load_file(const char *path, int unique, sb_rset *s)
             g[k].row.file = file;
             g[k].first = b;
         }
+        int split, verdict = sb_entry_verdict(b, &split);
+        g[k].npass += verdict == 1;
+        g[k].nfail += verdict == 0;
+        g[k].self_split |= split;
         if (!strcmp(jstr(b, "run_type", "iteration"), "aggregate")) {
             if (!strcmp(agg, "median")) g[k].median = b;
             if (!strcmp(agg, "min")) g[k].min = b;
@@ -315,14 +331,15 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
             if (depth > 0 && !foreign_dir(e->d_name)) list_json(path, depth - 1, out, n);
             continue;
         }
-        if (!ends_with(e->d_name, ".json")) continue;
+        /* *.basis.json: the basis sets dfratom_scf's job=bsize writes beside its results */
+        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".basis.json")) continue;
         char **p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
         if (!p) break;
         *out = p;
         if (((*out)[*n] = strdup(path))) (*n)++;
     }
     closedir(d);
-    qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str);
+    if (*n > first) qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str); /* *out is NULL in an empty folder */
     return 0;
 }
 

@@ -38,6 +38,8 @@ typedef struct {
     char prof_tool[48];
     double prof_bytes_item, prof_bytes_ratio, prof_flops_item, prof_flops_ratio;
     int has_validation, passed;
+    int entries_pass, entries_fail; /* the run's entries (repetitions, aggregates) by verdict */
+    int verdict_split;   /* they disagree, or one disagrees with its own checks: passed = 0 */
     int nchecks;
     sb_rcheck check[SB_MAX_CHECKS];
 } sb_rrow;

@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "result_fixture.h"
+#include "table.h"
 
 static char out[65536]; /* the last compare's report */
 
@@ -49,6 +50,7 @@ static void jitter_then_edit(json_t *root, double x)
 {
     jitter(root);
     if (doctor_edit) doctor_edit(root, x);
+    resync(root);
 }
 
 /* dst = src jittered, then with edit applied. */
@@ -70,19 +72,27 @@ static void scale_field(json_t *root, const char *key, double x)
     }
 }
 
-static void throughput(json_t *root, double x)
+static void rates(json_t *root, double x)
 {
     scale_field(root, "items_per_second", x);
     scale_field(root, "bytes_per_second", x);
     scale_field(root, "flops_per_second", x);
 }
 
-/* A uniformly slower machine: every rate and every measured peak times x. */
+/* A slower run on the same machine: every rate and its share of the (same) peaks times x. */
+static void throughput(json_t *root, double x)
+{
+    rates(root, x);
+    scale_field(root, "percent_peak_bandwidth", x);
+    scale_field(root, "percent_peak_flops", x);
+}
+
+/* A uniformly slower machine: every rate and every measured peak times x (shares unchanged). */
 static void machine_speed(json_t *root, double x)
 {
     json_t *peaks = json_object_get(json_object_get(root, "context"), "peaks"), *v;
     const char *k;
-    throughput(root, x);
+    rates(root, x);
     json_object_foreach(peaks, k, v) json_object_set_new(peaks, k, json_real(json_number_value(v) * x));
 }
 
@@ -239,12 +249,14 @@ static void test_throughput(void **state)
     json_error_t err;
     json_t *root = json_load_file(at("noisy_slow.json"), 0, &err);
     spread(root, 0.1);
+    resync(root);
     json_dump_file(root, at("noisy_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("noisy_slow.json"), NULL, NULL, NULL, NULL), 0, "30.1%");
     /* One repetition 5x slower does not: 0.7 is still a regression. */
     root = json_load_file(at("slow.json"), 0, &err);
     outlier(root, 0.2);
+    resync(root);
     json_dump_file(root, at("outlier_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("outlier_slow.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
@@ -442,6 +454,68 @@ static void test_usage(void **state)
     assert_string_equal(out, "");
 }
 
+/* ---- strict reading: malformed or inconsistent files ---------------------- */
+
+static json_t *entry_at(json_t *root, double x) { return json_array_get(json_object_get(root, "benchmarks"), (size_t)x); }
+static void drop_rate(json_t *root, double x) { json_object_del(entry_at(root, x), "items_per_second"); }
+static void drop_entry(json_t *root, double x) { json_array_remove(json_object_get(root, "benchmarks"), (size_t)x); }
+static void slow_median(json_t *root, double x)
+{
+    json_t *b = entry_at(root, json_array_size(json_object_get(root, "benchmarks")) - 3); /* median, min, max last */
+    json_object_set_new(b, "real_time", json_real(x * json_number_value(json_object_get(b, "real_time"))));
+}
+/* Repetition x says FAIL, every other entry (and its own checks) PASS. */
+static void split_verdict(json_t *root, double x)
+{
+    json_object_set_new(json_object_get(entry_at(root, x), "validation"), "passed", json_false());
+}
+
+static void write_text(const char *name, const char *text)
+{
+    FILE *f = fopen(at(name), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs `scibench table` on one path; the CSV lands in out. */
+static int table(const char *path)
+{
+    char *argv[] = {(char *)path, NULL};
+    return capture(sb_table_main, argv, out, sizeof out);
+}
+
+static void test_strict(void **state)
+{
+    (void)state;
+    write_text("name_int.json", "{\"benchmarks\":[{\"name\":1}]}");
+    expect(compare(at("name_int.json"), at("name_int.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("name_int.json")), 2);
+    write_text("dup_key.json", "{\"benchmarks\":[], \"benchmarks\":[]}");
+    expect(compare(at("dup_key.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    write_text("empty_list.json", "{\"benchmarks\":[]}");
+    expect(compare(at("base.json"), at("empty_list.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    rewrite(at("base.json"), at("no_rate.json"), drop_rate, 2);
+    expect(compare(at("base.json"), at("no_rate.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("no_rate.json")), 2);
+    rewrite(at("base.json"), at("slow_median.json"), slow_median, 1.5);
+    expect(compare(at("slow_median.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    rewrite(at("base.json"), at("lost_rep.json"), drop_entry, 0);
+    expect(compare(at("base.json"), at("lost_rep.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    /* A repetition that disagrees with the aggregates on the verdict: FAILED, on either side. */
+    rewrite(at("base.json"), at("split.json"), split_verdict, 1);
+    expect(compare(at("base.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+    assert_non_null(strstr(out, "PASS->FAIL"));
+    assert_non_null(strstr(out, "NEW entries disagree on the validation verdict (7 PASS, 1 FAIL"));
+    expect(compare(at("split.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "OLD entries disagree");
+    assert_int_equal(table(at("split.json")), 0);
+    assert_non_null(strstr(out, ",false,"));
+    assert_int_equal(table(at("base.json")), 0);
+    assert_non_null(strstr(out, ",true,"));
+}
+
 /* The committed CI baseline against itself passes; with one validation value
  * changed by hand it fails. Run from the repository root (make test does). */
 static void test_ci_baseline_doctored(void **state)
@@ -492,7 +566,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

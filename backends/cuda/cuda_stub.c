@@ -74,6 +74,11 @@ int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
 
 int sb_cuda_sync(void) { return unavailable("sb_cuda_sync"); }
 
+int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+    *free_bytes = *total_bytes = 0;
+    return unavailable("sb_cuda_mem_info");
+}
+
 int sb_cuda_occupancy(const void *func, const char *name, int block, size_t dyn_smem, int grid,
                       sb_launch *out) {
     (void)func, (void)block, (void)dyn_smem, (void)grid;

@@ -760,7 +760,7 @@ int cu_prepare(ff_batch *b)
     if (need > free_b) {
         sb_error("fullerene_ff cuda: %ld isomers of C%d need %.2f GB of device memory, %.2f GB are free", b->M, b->N,
                  need / 1e9, free_b / 1e9);
-        return SB_EXIT_USAGE;
+        return SB_EXIT_RUNTIME; /* out of GPU memory: exit 3, like a failed cudaMalloc */
     }
     SB_CU(cudaMalloc(&st->dual, M * F * 6 * sizeof(uint16_t)));
     SB_CU(cudaMalloc(&st->graph, M * N * sizeof(ff_atom)));
