@@ -771,6 +771,11 @@ int cu_prepare(ff_batch *b)
     SB_CU(cudaMalloc(&st->bad, (1 + RANGE_SLOTS) * sizeof(int)));
     /* download() reads bad[0], which only run() sets: a batch run by ranges has none */
     SB_CU(cudaMemset(st->bad, 0, (1 + RANGE_SLOTS) * sizeof(int)));
+    /* download() copies whole arrays: ff_result's padding and the isomers a run by ranges
+     * leaves alone are never written (compute-sanitizer's initcheck) */
+    SB_CU(cudaMemset(st->graph, 0, M * N * sizeof(ff_atom)));
+    SB_CU(cudaMemset(st->X, 0, M * N * 3 * sizeof(double)));
+    SB_CU(cudaMemset(st->res, 0, M * sizeof(ff_result)));
     SB_CU(cudaMemcpy(st->dual, b->dual, M * F * 6 * sizeof(uint16_t), cudaMemcpyHostToDevice));
     for (int i = 0; i < 5; i++) {
         cudaError_t e = cudaEventCreate(&st->ev[i]);
