@@ -36,6 +36,7 @@ static void test_copy_bw(void **state) {
     REQUIRE_GPU(NULL);
     double bw = sb_cuda_probe_copy_bw();
     print_message("copy bandwidth: %.1f GB/s\n", bw * 1e-9);
+    if (under_sanitizer()) return;
     assert_true(bw > 100e9);
     assert_true(bw < 20e12);
 }
@@ -45,6 +46,7 @@ static void test_fma(void **state) {
     REQUIRE_GPU(NULL);
     double f64 = sb_cuda_probe_fma(1), f32 = sb_cuda_probe_fma(0);
     print_message("FMA: %.2f TFLOP/s fp32, %.2f TFLOP/s fp64\n", f32 * 1e-12, f64 * 1e-12);
+    if (under_sanitizer()) return;
     assert_true(f64 > 1e12);
     assert_true(f32 > 1e12);
 }
@@ -75,6 +77,10 @@ static void test_timer_memcpy(void **state) {
 static void test_malloc_failure_is_not_sticky(void **state) {
     (void)state;
     REQUIRE_GPU(NULL);
+    if (under_sanitizer()) {
+        print_message("SKIP: under compute-sanitizer the out-of-memory this test provokes is a reported error\n");
+        skip();
+    }
     print_message("(an out-of-memory error message is expected next)\n");
     assert_null(sb_cuda_malloc((size_t)1 << 50));
     void *d = sb_cuda_malloc(4096);

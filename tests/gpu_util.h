@@ -18,6 +18,15 @@ static int gpu_required(void)
     return s && *s && strcmp(s, "0") != 0;
 }
 
+/* Under compute-sanitizer (tools/compute_sanitizer.sh sets SB_UNDER_SANITIZER=1) kernels run
+ * 10-100x slower and every failed CUDA call is a reported error: tests skip their speed
+ * bounds and the failures they provoke on purpose. */
+static inline int under_sanitizer(void)
+{
+    const char *s = getenv("SB_UNDER_SANITIZER");
+    return s && *s && strcmp(s, "0") != 0;
+}
+
 /* Skips (or, when a GPU is required, fails) the calling test without a GPU;
  * otherwise selects and initialises the device. */
 #define REQUIRE_GPU(info)                                                               \

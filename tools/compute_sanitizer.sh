@@ -8,16 +8,17 @@
 #
 # Usage (GPU machine, build/ made beforehand with nvcc; `make test-sanitize-gpu` runs it):
 #   bash tools/compute_sanitizer.sh [--build DIR] [--out OUTDIR] [--tools "memcheck racecheck ..."]
-#        [--items "tests cases probes" or item names] [--timeout S] [--summarise]
+#        [--items "tests cases probes" or item names] [--timeout S] [--jobs N] [--summarise]
 # --items picks item groups (tests: every build/tests/gpu_*; cases: one run per kernel; probes:
 # scibench info) or single items by name (gpu_lattice_mc, lattice_mc, ...). --summarise writes
 # the summary from the logs in OUTDIR/compute-sanitizer-logs/ (those of several calls, each of
-# which ran a share, copied together), on any machine.
+# which ran a share, copied together), on any machine. --jobs runs N items at once (default 1):
+# the tools' overhead is mostly on the host, so a many-core GPU machine takes several at a time.
 # OUTDIR defaults to $OUT when set (the device's output folder), else results/<machine>.
 # CS_EXTRA adds compute-sanitizer options (e.g. CS_EXTRA="--leak-check full"); COMPUTE_SANITIZER
 # names the binary (default: the one on PATH, /usr/local/cuda/bin first).
 set -u
-build=build out="" tools="memcheck racecheck initcheck synccheck" items="tests cases probes" limit=240 only_sum=0
+build=build out="" tools="memcheck racecheck initcheck synccheck" items="tests cases probes" limit=240 only_sum=0 jobs=1
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --items) items=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
     --summarise) only_sum=1; shift ;;
     *) echo "compute_sanitizer: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
     esac
@@ -56,14 +58,20 @@ fi
 # Sizes keep memcheck's 10-100x slowdown to seconds a case.
 declare -A case_args=(
     [lattice_mc]="--size 16 --param sweeps=2"
+    [lattice_mc_fused]="--size 16 --param sweeps=2 --param fuse=slab"
     [nlchains]="--size 64 --param copies=64 --param steps=20 --param batch=10"
     [fullerene_ff]="--size 60 --param isomers=32 --param oracle=2"
     [eri_brush]="--size 1 --param molecule=water --param basis=cc-pvdz --param oracle=2"
     [dfratom_scf]="--size 12 --param atom=Be"
+    [dfratom_scf_batch]="--size 12 --param atom=Be --param job=batch"
 )
-case_order="lattice_mc nlchains fullerene_ff eri_brush dfratom_scf"
-# gpu_faults drives whole scibench processes (out of memory, a busy GPU): no kernel of its own
-gpu_tests=$(ls "$build"/tests/gpu_* 2>/dev/null | grep -v '\.d$' | xargs -rn1 basename | grep -v '^gpu_faults$')
+# *_fused, *_batch: the same kernel with its other CUDA kernels (the fused sweep, the batch engine)
+case_order="lattice_mc lattice_mc_fused nlchains fullerene_ff eri_brush dfratom_scf dfratom_scf_batch"
+# gpu_faults drives whole scibench processes (out of memory, a busy GPU): no kernel of its own;
+# gpu_profile runs ncu, which cannot profile a process under a sanitizer (its copy kernel is a
+# probe: item probes). SKIP_TESTS leaves out more (names, space-separated).
+gpu_tests=$(ls "$build"/tests/gpu_* 2>/dev/null | grep -v '\.d$' | xargs -rn1 basename |
+            grep -vxE "gpu_faults|gpu_profile$(printf '|%s' ${SKIP_TESTS:-})")
 
 # Expands --items into item names.
 expand() {
@@ -84,7 +92,8 @@ item_cmd() {
     gpu_*) echo "$build/tests/$1" ;;
     probes) echo "$sb info" ;;
     *) [ -n "${case_args[$1]:-}" ] || return 1
-       echo "$sb validate $1 --backend cuda --warmup 1 --reps 1 --quiet ${case_args[$1]}" ;;
+       local k=${1%_fused}
+       echo "$sb validate ${k%_batch} --backend cuda --warmup 1 --reps 1 --quiet ${case_args[$1]}" ;;
     esac
 }
 
@@ -92,20 +101,23 @@ run_one() {
     local tool=$1 item=$2 cmd log t0 rc
     cmd=$(item_cmd "$item") || { echo "compute_sanitizer: unknown item '$item'" >&2; return 2; }
     log=$logs/$tool.$item.log
-    echo "== $tool $item: $cmd"
     t0=$(date +%s.%N)
     # --error-exitcode: an error fails the process even where the program itself exits 0
-    SB_REQUIRE_GPU=1 timeout "$limit" "$cs" --tool "$tool" --error-exitcode 86 --print-limit 50 ${CS_EXTRA:-} \
+    SB_REQUIRE_GPU=1 SB_UNDER_SANITIZER=1 timeout "$limit" "$cs" --tool "$tool" --error-exitcode 86 --print-limit 50 ${CS_EXTRA:-} \
         $cmd >"$log" 2>&1
     rc=$?
     printf '%s\n' "# exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, command: $cmd" >>"$log"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -2
+    echo "$tool $item: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//') ($(tail -1 "$log" | cut -d, -f1,2 | sed 's/^# //'))"
 }
 
 if [ $only_sum = 0 ]; then
     for tool in $tools; do
-        for item in $(expand); do run_one "$tool" "$item"; done
+        for item in $(expand); do
+            while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+            run_one "$tool" "$item" &
+        done
     done
+    wait
 fi
 
 # ---- summary from every log present ------------------------------------------------------
@@ -118,7 +130,9 @@ for log in "$logs"/memcheck.*.log "$logs"/racecheck.*.log "$logs"/initcheck.*.lo
     rc=$(printf '%s' "$tail" | sed -n 's/^# exit \([0-9]*\),.*/\1/p')
     secs=$(printf '%s' "$tail" | sed -n 's/^# exit [0-9]*, \([0-9.]*\) s,.*/\1/p')
     cmd=$(printf '%s' "$tail" | sed -n 's/^# exit [0-9]*, [0-9.]* s, command: //p')
-    sums=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | grep -Eo "[0-9]+")
+    # racecheck's own line: "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)"
+    sums=$( (grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log"; grep -Eo "RACECHECK SUMMARY: .*\([0-9]+ error" "$log" |
+             sed 's/.*(//') | grep -Eo "[0-9]+")
     if [ -z "$sums" ]; then
         errors=null status="no ERROR SUMMARY (exit ${rc:-?})"
         bad=$((bad + 1))
