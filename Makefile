@@ -177,10 +177,10 @@ test-gpu: $(BUILD)/scibench $(GPUTESTS)
 # ==== sanitizers and fuzzing (tests/README.md, tests/fuzz/README.md) ==========
 # make test SANITIZE=1: every test above under ASan + UBSan (build-san/). CI runs the subset
 # SAN_CI_TESTS and the CLI tests (make test-san-ci); left to the full run: test_lattice_mc
-# (minutes under ASan), test_eri_openmp and test_eri_gen (the generated eri classes).
-SAN_CI_TESTS := test_compare test_json test_params test_stats test_validation test_hwinfo test_cpu_backend \
+# (minutes under ASan), test_dfr_bsize (2 min), test_eri_openmp and test_eri_gen (the generated eri classes).
+SAN_CI_TESTS := test_compare test_table test_profile test_json test_params test_stats test_validation test_hwinfo test_cpu_backend \
                 test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
-                test_eri_families test_dfr_integrals test_dfratom_scf
+                test_eri_families test_dfr_integrals test_dfratom_scf test_lmc_wavefront
 ifeq ($(SANITIZE),1)
 # Under ASan the generated eri_brush classes compile 5-10x faster at -O0 (openmp_simd.c: 32 s
 # against 150-330 s at -O1) and run slower, in tests the CI subset leaves out. -w: at -O0 gcc
