@@ -145,6 +145,15 @@ validate: $(BUILD)/scibench
 info: $(BUILD)/scibench
 	$(BUILD)/scibench info
 
+# make install PREFIX=P: P/bin/scibench and every kernel's data/ as P/share/scibench/<kernel>/,
+# where the binary looks beside itself (harness/datapath.c): no variable to set.
+PREFIX  ?= /usr/local
+install: $(BUILD)/scibench
+	install -D -m 755 $(BUILD)/scibench $(DESTDIR)$(PREFIX)/bin/scibench
+	@cd kernels && for f in $$(find */data -type f); do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/scibench/$${f%%/data/*}/$${f#*/data/}" || exit 1; done
+.PHONY: install
+
 # Build every test binary without running it (e.g. before carrying build/ to the GPU machine).
 tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 
@@ -152,6 +161,7 @@ tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
+	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
 	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; exit $$fail
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
@@ -173,6 +183,7 @@ help:
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
 	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
 	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
+	@echo "make install PREFIX=/usr/local   bin/scibench and the kernels' data in share/scibench/ (found from any directory)"
 	@echo "make info      hardware report with measured peaks"
 	@echo "make vecreport KERNEL=k [AVX512=1]   the compiler's vectorisation report for k's CPU loops"
 	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"
