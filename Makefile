@@ -2,6 +2,15 @@
 SHELL := /bin/bash
 
 CC        := $(if $(filter default,$(origin CC)),gcc,$(CC))
+# SANITIZE=1: AddressSanitizer + UBSan, CUDA off, in build-san/ (tests/README.md). At -O1
+# gcc's truncation analysis flags the bounded snprintf copies that -O3 lets through.
+SANITIZE  ?= 0
+ifeq ($(SANITIZE),1)
+BUILD     ?= build-san
+CUDA      := 0
+CFLAGS    ?= -O1 -march=$(ARCH) -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -Wno-format-truncation
+endif
 BUILD     ?= build
 # x86-64-v3 = AVX2 + FMA; `make AVX512=1` builds for x86-64-v4 (AVX-512).
 ARCH      ?= $(if $(filter 1,$(AVX512)),x86-64-v4,x86-64-v3)
@@ -21,7 +30,8 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
             -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 # LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
 # NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
-LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lnlopt -lpthread -lm
+# PAPI (CPU counters for --profile) static too, with its libpfm4.
+LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -lpapi -lpfm -Wl,-Bdynamic -lnlopt -lpthread -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -lcublas -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
@@ -96,7 +106,12 @@ DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
 $(DFR_DHF): kernels/dfratom_scf/data/pyscf_dhf.tsv
 	@mkdir -p $(@D)
 	awk -F'\t' '!/^#/ && NF >= 10 {printf "{\"%s\", %s, %s, %s, %s, %s, {%s, %s, %s}, %s},\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8, $$9, $$10}' $< > $@
-$(BUILD)/obj/kernels/dfratom_scf/validate.o: $(DFR_DHF)
+# Any basis (job=bsize's, with gamma, delta and ranges): tools/dfr_pyscf.py --basis FILE.json rows.
+DFR_DHFR := $(BUILD)/gen/dfratom_scf/pyscf_dhf_ranges.h
+$(DFR_DHFR): kernels/dfratom_scf/data/pyscf_dhf_ranges.tsv
+	@mkdir -p $(@D)
+	awk -F'\t' '!/^#/ && NF >= 17 {printf "{\"%s\", %s, %s, %s, %s, %s, %s, %s, {%s, %s, %s, %s}, {%s, %s, %s, %s}, %s},\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8, $$9, $$11, $$13, $$15, $$10, $$12, $$14, $$16, $$17}' $< > $@
+$(BUILD)/obj/kernels/dfratom_scf/validate.o: $(DFR_DHF) $(DFR_DHFR)
 
 # libint2 reference generator and comparison benchmark: built only where libint2 is installed;
 # linked statically so the GPU machine (no Debian libraries) can run it.
@@ -118,7 +133,7 @@ $(BUILD)/obj/harness/version.o: CFLAGS += \
   -DSB_CFLAGS_ARCH='"$(ARCH)"'
 
 # The Metropolis decision must round identically on CPU and GPU: no implicit FMA contraction.
-$(BUILD)/obj/kernels/lattice_mc/cuda.o: NVFLAGS += -fmad=false
+$(BUILD)/obj/kernels/lattice_mc/cuda.o $(BUILD)/obj/kernels/lattice_mc/cuda_fused.o: NVFLAGS += -fmad=false
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(@D)
@@ -138,8 +153,9 @@ KERNEL  ?= lattice_mc
 BACKEND ?= openmp_simd
 SIZE    ?=
 ARGS    ?=
+PROFILE ?= 0
 run: $(BUILD)/scibench
-	$(BUILD)/scibench run $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
+	$(BUILD)/scibench run $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(if $(filter 1,$(PROFILE)),--profile) $(ARGS)
 validate: $(BUILD)/scibench
 	$(BUILD)/scibench validate $(KERNEL) --backend $(BACKEND) $(if $(SIZE),--size $(SIZE)) $(ARGS)
 info: $(BUILD)/scibench
@@ -162,10 +178,68 @@ test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
 	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
-	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; exit $$fail
+	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; exit $$fail
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
+
+# ==== sanitizers and fuzzing (tests/README.md, tests/fuzz/README.md) ==========
+# make test SANITIZE=1: every test above under ASan + UBSan (build-san/). CI runs the subset
+# SAN_CI_TESTS and the CLI tests (make test-san-ci); left to the full run: test_lattice_mc
+# (minutes under ASan), test_eri_openmp and test_eri_gen (the generated eri classes).
+SAN_CI_TESTS := test_compare test_json test_params test_stats test_validation test_hwinfo test_cpu_backend \
+                test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
+                test_eri_families test_dfr_integrals test_dfratom_scf
+ifeq ($(SANITIZE),1)
+# Under ASan the generated eri_brush classes compile 5-10x faster at -O0 (openmp_simd.c: 32 s
+# against 150-330 s at -O1) and run slower, in tests the CI subset leaves out. -w: at -O0 gcc
+# warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
+# checks these files with -Werror.
+$(addprefix $(BUILD)/obj/kernels/eri_brush/,openmp_simd.o jengine.o families.o): CFLAGS += -O0 -w
+export ASAN_OPTIONS  ?= detect_leaks=1:check_initialization_order=1:strict_init_order=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+endif
+test-san-ci:
+	$(MAKE) SANITIZE=1 san-ci-run
+san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%)
+	@fail=0; for t in $(SAN_CI_TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; $$t || fail=1; done; \
+	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
+
+# libFuzzer targets (clang): each links its parser's own objects and tests/fuzz/fuzz_stubs.c.
+# make fuzz FUZZ_S=60: the regression inputs, then each target FUZZ_S seconds from its corpus.
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_S     ?= 60
+FUZZERS    := xyz g94 spiral nlc_init result_json cli_param
+FUZZ_CFLAGS := -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer \
+               -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -MMD -MP \
+               -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
+fuzz_src_xyz         := kernels/eri_brush/input.c harness/datapath.c
+fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c harness/datapath.c
+fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
+fuzz_src_nlc_init    := kernels/nlchains/init_file.c
+fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/params.c
+fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+define fuzz_target
+$(FUZZ_BUILD)/fuzz_$(1): $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_$(1).o $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_stubs.o $(fuzz_src_$(1):%.c=$(FUZZ_BUILD)/obj/%.o)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $$@ $$^ -ljansson -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_target,$(f))))
+fuzzers: $(FUZZERS:%=$(FUZZ_BUILD)/fuzz_%)
+fuzz: fuzzers
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_S) $(FUZZERS)
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)
+
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the GPU tests and one
+# small run of each kernel, on the GPU machine with build/ made beforehand; the summary goes
+# to results/<machine>/compute-sanitizer.md (tools/compute_sanitizer.sh; ARGS='--tools memcheck').
+test-sanitize-gpu:
+	@bash tools/compute_sanitizer.sh --build $(BUILD) $(ARGS)
+.PHONY: test-san-ci san-ci-run fuzzers fuzz test-sanitize-gpu
 
 # The compiler's own word that a kernel's CPU loops are vectorised (and how wide).
 vecreport:
@@ -176,11 +250,15 @@ clean:
 	rm -rf $(BUILD)
 help:
 	@echo "make [CUDA=0] [AVX512=1]   build $(BUILD)/scibench (CUDA objects when nvcc exists)"
-	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [ARGS='--reps 5 --param T=0.5']"
+	@echo "make run KERNEL=k BACKEND=openmp_simd|cuda|reference SIZE=n [PROFILE=1] [ARGS='--reps 5 --param T=0.5']"
 	@echo "make validate KERNEL=k BACKEND=b SIZE=n   run + full validation only"
 	@echo "make test      unit + integration tests (GPU tests skip without a GPU)"
 	@echo "make tests     build all test binaries without running them"
 	@echo "make test-gpu  GPU tests only; fails when no GPU"
+	@echo "make SANITIZE=1 && make test SANITIZE=1   ASan + UBSan build in build-san/ (CUDA off) and every test"
+	@echo "make test-san-ci   the CI's sanitizer subset (SAN_CI_TESTS) and the CLI tests under ASan + UBSan"
+	@echo "make fuzz FUZZ_S=60   each libFuzzer target (tests/fuzz/) FUZZ_S seconds, after its regression inputs"
+	@echo "make test-sanitize-gpu   compute-sanitizer's four tools over the GPU tests and each kernel (GPU machine)"
 	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
 	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
 	@echo "make install PREFIX=/usr/local   bin/scibench and the kernels' data in share/scibench/ (found from any directory)"
@@ -190,7 +268,9 @@ help:
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
 	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
-	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png"
+	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png (gnuplot)"
+	@echo "make report    make plot, then results/REPORT.md: headline cases per machine, rooflines, machines compared"
+	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
 	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
 -include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)
@@ -204,7 +284,7 @@ RUNS    ?= 10
 WARMUP  ?= 2
 BACKENDS ?=
 export SB RUNS WARMUP BACKENDS
-.PHONY: results compare scaling plot ci-regression ci-baseline machine rerun
+.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun
 
 machine: $(SB)
 	@$(SB) machine
@@ -219,7 +299,13 @@ scaling: $(SB)
 	@bash tools/hf_scaling.sh "$(KERNEL)" "$(BACKEND)" "$(SIZES)" $(ARGS)
 # make plot: results/throughput.{svg,png} and results/roofline-<machine>.{svg,png}
 plot: $(SB)
-	@bash tools/plot.sh
+	@$(PYTHON) tools/plot.py results
+# make report: results/REPORT.md (headline cases per machine: tools/headline_cases.txt), pictures first
+report: plot
+	@$(PYTHON) tools/report.py results
+# make readme-tables: the tables between <!-- scibench-table: ARGS --> and <!-- /scibench-table -->
+readme-tables: $(SB)
+	@$(PYTHON) tools/readme_tables.py
 # make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)

@@ -5,7 +5,7 @@
 #include "compare.h"
 #include "params.h"
 
-#define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --baseline, --quiet"
+#define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --baseline, --profile, --quiet"
 
 typedef struct {
     int reps_given, warmup_given;
@@ -72,17 +72,22 @@ static int takes_value(const char *name)
     static const char *const with_value[] = {"backend", "size", "reps", "warmup", "seed", "param", "json", "baseline", NULL};
     for (int i = 0; with_value[i]; i++)
         if (!strcmp(name, with_value[i])) return 1;
-    return strcmp(name, "quiet") == 0 ? 0 : -1;
+    return strcmp(name, "quiet") == 0 || strcmp(name, "profile") == 0 ? 0 : -1;
 }
 
 /* One "--opt", "--opt value" or "--opt=value" at argv[*i]; advances *i past a separate value. */
 static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
 {
-    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2)) { /* "-x", or a lone "-": no name after two dashes to read */
+        sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
+        return SB_EXIT_USAGE;
+    }
+    const char *eq = strchr(arg, '=');
     char name[32];
     size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
     snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg + 2);
-    int kind = strncmp(arg, "--", 2) || len >= sizeof name ? -1 : takes_value(name);
+    int kind = len >= sizeof name ? -1 : takes_value(name);
     if (kind < 0) {
         sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
         return SB_EXIT_USAGE;
@@ -92,7 +97,10 @@ static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
             sb_error("option --%s takes no value, got '%s'", name, arg);
             return SB_EXIT_USAGE;
         }
-        c->params.quiet = 1;
+        if (!strcmp(name, "quiet"))
+            c->params.quiet = 1;
+        else
+            c->profile = 1;
         return SB_OK;
     }
     if (eq) return apply(c, sn, name, eq + 1);
@@ -188,7 +196,8 @@ void sb_cli_help(FILE *out)
           "  validate KERNEL [opts]   run once (1 rep, 0 warm-ups by default) and print the validation\n"
           "  compare OLD NEW [...]    compare two result files or folders: ratio, noise band, validation;\n"
           "                           exit 1 on a regression or a validation change (see below)\n"
-          "  table PATH...            CSV of every result in files or folders (what 'make plot' reads)\n"
+          "  table [--format F] PATH...  every result in files or folders, one line each: csv (default,\n"
+          "                           what 'make plot' reads) or markdown (README tables)\n"
           "  machine                  this machine's id: the results/<machine>/ folder its results go to\n"
           "  help, --help             this text\n"
           "  --version                build provenance: git commit, compilers, -march\n"
@@ -204,6 +213,11 @@ void sb_cli_help(FILE *out)
           "  --baseline FILE a one-rank JSON of the same kernel and backend: under mpirun, report the\n"
           "                  parallel efficiency, items/s / (ranks x its items/s) (weak or strong\n"
           "                  scaling alike: items count the whole problem)\n"
+          "  --profile       after the timed repetitions, one untimed repetition read by hardware\n"
+          "                  counters: GPU through Nsight Compute's ncu (SB_NCU=path), CPU through PAPI;\n"
+          "                  measured DRAM bytes, occupancy, pipe use, cache hit rates and access\n"
+          "                  efficiency per CUDA kernel, measured/model ratios; one line and the normal\n"
+          "                  results where this machine has no readable counters\n"
           "  --quiet         no progress line on stderr\n"
           "\n"
           "compare OLD NEW (files or folders: *.json and one level of subfolders, hyperfine/ skipped)\n"

@@ -16,6 +16,7 @@ typedef struct {
     const char *kernel; /* run/validate: points into argv */
     sb_backend backend;
     sb_params params;
+    int profile;       /* --profile */
     int nargs;   /* compare/table: the arguments after the command, parsed by them */
     char **args;
 } sb_cli;

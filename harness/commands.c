@@ -5,7 +5,7 @@
 #include "compare.h"
 #include "hwinfo.h"
 #include "registry.h"
-#include "results.h"
+#include "table.h"
 #include "sb_cuda.h"
 #include "sb_omp.h"
 #include "session.h"
@@ -111,7 +111,7 @@ static int cmd_case(sb_cli *c, const char *exe)
     const sb_kernel *k;
     int rc = sb_registry_find(c->kernel, &k);
     if (rc) return rc;
-    sb_session_opts o = {.validate_only = c->cmd == SB_CMD_VALIDATE, .exe = exe, .out = stdout};
+    sb_session_opts o = {.validate_only = c->cmd == SB_CMD_VALIDATE, .profile = c->profile, .exe = exe, .out = stdout};
     return sb_session_run(k, c->backend, &c->params, &o);
 }
 

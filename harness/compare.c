@@ -132,10 +132,21 @@ static void consistency(line *l, const sb_rrow *r, const char *side)
     }
 }
 
+/* A run whose entries disagree on the verdict was counted FAILED: say why, on either side. */
+static void split_verdict(line *l, const sb_rrow *r, const char *side)
+{
+    if (!r->verdict_split) return;
+    l->validation_changed = 1;
+    note(l, "%s entries disagree on the validation verdict (%d PASS, %d FAIL, or a verdict its own checks contradict): "
+            "counted as FAILED (edited file?)", side, r->entries_pass, r->entries_fail);
+}
+
 static void compare_validation(line *l)
 {
     const sb_rrow *o = l->r[0], *n = l->r[1];
     char tol[48];
+    split_verdict(l, o, "OLD");
+    split_verdict(l, n, "NEW");
     if (!o->has_validation || !n->has_validation) return;
     consistency(l, o, "OLD");
     consistency(l, n, "NEW");
@@ -214,7 +225,7 @@ static int varies(const line *ls, int n, const char *kernel, const char *key, co
         const sb_rrow *r = any(&ls[i]);
         char v[192];
         if (strcmp(r->kernel, kernel)) continue;
-        if (!param_get(r->params, key, v, sizeof v) || strcmp(v, val)) return 1;
+        if (!param_get(r->case_params, key, v, sizeof v) || strcmp(v, val)) return 1;
     }
     return 0;
 }
@@ -225,16 +236,21 @@ static void make_labels(line *ls, int n)
         const sb_rrow *r = any(&ls[i]);
         size_t len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s", r->run_name);
         if (r->size >= 0) len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s/%s/%d", r->kernel, r->backend, r->size);
-        for (const char *p = r->params; *p && len < sizeof ls[i].label;) {
+        /* the parameters away from the kernel's defaults (the case key's), where they tell cases apart */
+        for (const char *p = r->case_params; *p && len < sizeof ls[i].label;) {
             const char *eq = strchr(p, '='), *end = strchr(p, ';');
             char key[64], val[192];
             if (!eq) break;
             snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
-            param_get(r->params, key, val, sizeof val);
+            param_get(r->case_params, key, val, sizeof val);
             if (varies(ls, n, r->kernel, key, val))
                 len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " %s=%s", key, val);
             p = end ? end + 1 : eq + strlen(eq);
         }
+        if (r->ranks > 1 && len < sizeof ls[i].label)
+            len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " ranks=%d", r->ranks);
+        if (r->threads && len < sizeof ls[i].label)
+            len += (size_t)snprintf(ls[i].label + len, sizeof ls[i].label - len, " threads=%d", r->threads);
         for (int j = 0; j < n && len < sizeof ls[i].label; j++)
             if (!strcmp(any(&ls[j])->kernel, r->kernel) && strcmp(any(&ls[j])->seed, r->seed)) {
                 snprintf(ls[i].label + len, sizeof ls[i].label - len, " seed=%s", r->seed);
@@ -371,8 +387,29 @@ static void print_verdict(FILE *out, summary s, int md)
             s.regressions == 1 ? "" : "s", s.changes, s.changes == 1 ? "" : "s", s.only[0], s.only[1]);
 }
 
+/* --profile's measured DRAM bytes per item, "old->new" (a side without a profile: "-"). */
+static int any_profile(const line *ls, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int side = 0; side < 2; side++)
+            if (ls[i].r[side] && ls[i].r[side]->has_profile) return 1;
+    return 0;
+}
+
+static double measured_bpi(const sb_rrow *r) { return r && r->has_profile ? r->prof_bytes_item : NAN; }
+
+static void measured_text(char *buf, size_t n, const line *l)
+{
+    char a[16] = "-", b[16] = "-";
+    double x = measured_bpi(l->r[0]), y = measured_bpi(l->r[1]);
+    if (isfinite(x)) snprintf(a, sizeof a, "%.4g", x);
+    if (isfinite(y)) snprintf(b, sizeof b, "%.4g", y);
+    snprintf(buf, n, "%s->%s", l->r[0] ? a : "", l->r[1] ? b : "");
+}
+
 static void print_table(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
 {
+    int prof = any_profile(ls, n);
     const char *unit = o->normalise ? "% roofline" : "items/s";
     int w = 4;
     for (int i = 0; i < n; i++) w = (int)strlen(ls[i].label) > w ? (int)strlen(ls[i].label) : w;
@@ -380,9 +417,11 @@ static void print_table(FILE *out, const options *o, const line *ls, int n, cons
     char h_old[32], h_new[32];
     snprintf(h_old, sizeof h_old, "old %s", unit);
     snprintf(h_new, sizeof h_new, "new %s", unit);
-    const char *f = md ? "| %-*s | %14s | %14s | %6s | %6s | %10s | %s |\n" : "%-*s  %14s  %14s  %6s  %6s  %10s  %s\n";
+    const char *f = md ? "| %-*s | %14s | %14s | %6s | %6s | %10s | %s |" : "%-*s  %14s  %14s  %6s  %6s  %10s  %s";
+    const char *fp = !prof ? "%s\n" : md ? " %s |\n" : "  %s\n";
     fprintf(out, f, w, "case", h_old, h_new, "ratio", "noise", "validation", "verdict");
-    if (md) fprintf(out, "|%s|---:|---:|---:|---:|:---:|---|\n", "---");
+    fprintf(out, fp, prof ? "measured DRAM B/item" : "");
+    if (md) fprintf(out, "|%s|---:|---:|---:|---:|:---:|---|%s\n", "---", prof ? "---:|" : "");
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
         char a[32], b[32], r[16] = "", z[16] = "", v[24];
@@ -394,6 +433,9 @@ static void print_table(FILE *out, const options *o, const line *ls, int n, cons
         }
         snprintf(v, sizeof v, "%s%s%s", vstate(l->r[0]), l->r[0] && l->r[1] ? "->" : "", vstate(l->r[1]));
         fprintf(out, f, w, l->label, a, b, r, z, v, verdict(l));
+        char m[40] = "";
+        if (prof) measured_text(m, sizeof m, l);
+        fprintf(out, fp, m);
     }
     print_notes(out, ls, n, md);
     print_verdict(out, summarise(ls, n), md);
@@ -418,7 +460,7 @@ static void csv_num(FILE *out, double v, const char *sep)
 static void print_csv(FILE *out, const options *o, const line *ls, int n)
 {
     fputs("case,kernel,backend,size,params,seed,metric,old,new,ratio,noise,old_validation,new_validation,verdict,"
-          "old_machine,new_machine,notes\n",
+          "old_machine,new_machine,notes,old_commit,new_commit,old_measured_bytes_per_item,new_measured_bytes_per_item\n",
           out);
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
@@ -440,7 +482,11 @@ static void print_csv(FILE *out, const options *o, const line *ls, int n)
         csv_field(out, verdict(l), ",");
         csv_field(out, l->r[0] ? l->r[0]->machine : "", ",");
         csv_field(out, l->r[1] ? l->r[1]->machine : "", ",");
-        csv_field(out, l->notes ? l->notes : "", "\n");
+        csv_field(out, l->notes ? l->notes : "", ",");
+        csv_field(out, l->r[0] ? l->r[0]->commit : "", ",");
+        csv_field(out, l->r[1] ? l->r[1]->commit : "", ",");
+        csv_num(out, measured_bpi(l->r[0]), ",");
+        csv_num(out, measured_bpi(l->r[1]), "\n");
     }
 }
 
@@ -468,6 +514,8 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
                                 "old_validation", vstate(l->r[0]), "new_validation", vstate(l->r[1]), "verdict",
                                 verdict(l), "regression", l->regression, "validation_changed",
                                 l->validation_changed, "notes", notes);
+        json_object_set_new(row, "old_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[0])));
+        json_object_set_new(row, "new_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[1])));
         json_array_append_new(rows, row);
     }
     json_t *root = json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:{s:i, s:i, s:i, s:i, s:i}, s:s}", "old", o->path[0],

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -211,6 +212,83 @@ static json_t *validation_json(const sb_result *r)
     return json_pack("{s:b, s:o}", "passed", r->passed, "checks", checks);
 }
 
+/* ---- --profile ---------------------------------------------------------- */
+
+static double per(double a, double b) { return b > 0 && !isnan(a) && !isnan(b) ? a / b : NAN; }
+
+static json_t *group_json(const sb_prof_group *g, double items, int have_flops)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(g->name));
+    json_object_set_new(o, "launches", json_integer(g->launches));
+    json_object_set_new(o, "block", json_integer(g->block));
+    json_object_set_new(o, "grid", json_integer(g->grid));
+    json_object_set_new(o, "duration_s", num(g->duration));
+    json_object_set_new(o, "dram_read_bytes", num(g->dram_read));
+    json_object_set_new(o, "dram_write_bytes", num(g->dram_write));
+    json_object_set_new(o, "bytes_per_item", num(per(g->dram_read + g->dram_write, items)));
+    json_object_set_new(o, "dram_pct_peak", num(g->dram_pct));
+    json_object_set_new(o, "achieved_occupancy_pct", num(g->occ_achieved));
+    json_object_set_new(o, "theoretical_occupancy_pct", num(g->occ_theoretical));
+    json_object_set_new(o, "sm_throughput_pct", num(g->sm_pct));
+    json_object_set_new(o, "fp64_pipe_pct", num(g->fp64_pct));
+    json_object_set_new(o, "fp32_pipe_pct", num(g->fp32_pct));
+    json_object_set_new(o, "l1_hit_pct", num(g->l1_hit));
+    json_object_set_new(o, "l2_hit_pct", num(g->l2_hit));
+    json_object_set_new(o, "ld_sectors_per_request", num(per(g->ld_sectors, g->ld_requests)));
+    json_object_set_new(o, "st_sectors_per_request", num(per(g->st_sectors, g->st_requests)));
+    /* requested bytes are an instrumented metric: unknown, not 0, without it */
+    json_object_set_new(o, "ld_efficiency", have_flops ? num(per(g->ld_bytes_req, 32.0 * g->ld_sectors)) : json_null());
+    json_object_set_new(o, "st_efficiency", have_flops ? num(per(g->st_bytes_req, 32.0 * g->st_sectors)) : json_null());
+    json_object_set_new(o, "registers_per_thread", num(g->regs));
+    json_object_set_new(o, "local_bytes", num(g->local_bytes));
+    json_object_set_new(o, "flops_fp64", have_flops ? num(g->flops64) : json_null());
+    json_object_set_new(o, "flops_fp32", have_flops ? num(g->flops32) : json_null());
+    return o;
+}
+
+/* The measured side beside the model: totals and ratios, then per kernel (GPU) or the
+ * raw counters (CPU). */
+static json_t *profile_json(const sb_result *r)
+{
+    const sb_profile *p = &r->profile;
+    sb_prof_totals t;
+    sb_profile_totals(p, &r->work, &t);
+    json_t *o = json_object();
+    json_object_set_new(o, "tool", json_string(p->tool));
+    json_object_set_new(o, "kind", json_string(p->kind == SB_PROF_GPU ? "gpu" : "cpu"));
+    json_object_set_new(o, "items", num(p->items));
+    json_object_set_new(o, "dram_read_bytes", num(t.dram_read));
+    json_object_set_new(o, "dram_write_bytes", num(t.dram_write));
+    json_object_set_new(o, "dram_bytes", num(t.dram_bytes));
+    json_object_set_new(o, "bytes_per_item", num(t.bytes_per_item));
+    json_object_set_new(o, "model_bytes_per_item", num(t.model_bytes_per_item));
+    json_object_set_new(o, "bytes_ratio", num(t.bytes_ratio));
+    json_object_set_new(o, "flops", num(t.flops));
+    json_object_set_new(o, "flops_per_item", num(t.flops_per_item));
+    json_object_set_new(o, "model_flops_per_item", num(t.model_flops_per_item));
+    json_object_set_new(o, "flops_ratio", num(t.flops_ratio));
+    if (p->kind == SB_PROF_GPU) {
+        json_object_set_new(o, "launches", json_integer(p->nlaunch));
+        json_object_set_new(o, "metrics", json_string(p->have_flops ? "full" : "hardware"));
+        json_object_set_new(o, "duration_s", num(t.duration));
+        json_t *g = json_array();
+        for (int i = 0; i < p->ngroups; i++) json_array_append_new(g, group_json(&p->group[i], p->items, p->have_flops));
+        json_object_set_new(o, "groups", g);
+    } else {
+        json_object_set_new(o, "threads", json_integer(p->threads));
+        json_object_set_new(o, "cycles", num(p->cycles));
+        json_object_set_new(o, "instructions", num(p->instructions));
+        json_object_set_new(o, "ipc", num(per(p->instructions, p->cycles)));
+        json_object_set_new(o, "vector_instructions", p->have_vec ? num(p->vec_instructions) : json_null());
+        json_object_set_new(o, "vector_event", json_string(p->vec_event));
+        json_object_set_new(o, "vector_share", p->have_vec ? num(per(p->vec_instructions, p->instructions)) : json_null());
+        json_object_set_new(o, "llc_misses", p->have_llc ? num(p->llc_misses) : json_null());
+        json_object_set_new(o, "llc_event", json_string(p->llc_event));
+    }
+    return o;
+}
+
 /* ---- benchmarks ------------------------------------------------------- */
 
 /* time_s is this entry's real_time; rate_s the time its rates derive from
@@ -227,6 +305,8 @@ static void set_measurements(json_t *b, const sb_result *r, double time_s, doubl
     json_object_set_new(b, "flops_per_second", r->work.flops > 0 ? num(fl) : json_null());
     json_object_set_new(b, "percent_peak_bandwidth", percent(bw, r->peaks.measured ? r->peaks.bandwidth : 0));
     json_object_set_new(b, "percent_peak_flops", r->work.flops > 0 ? percent(fl, sb_flop_peak(r)) : json_null());
+    /* which FMA peak of context.peaks that percentage is of, for readers (compare --normalise) */
+    json_object_set_new(b, "flops_precision", r->work.flops > 0 ? json_string(r->work.fp64 ? "fp64" : "fp32") : json_null());
 }
 
 static void set_scibench_fields(json_t *b, const sb_result *r)
@@ -287,10 +367,16 @@ static json_t *benchmarks_json(const sb_result *r)
         json_object_set_new(b, "aggregate_unit", json_string("time"));
         set_measurements(b, r, t[k], rate_t[k]);
         set_scibench_fields(b, r);
+        /* counters describe the case, not a repetition: once, in the median entry */
+        if (k == 0 && r->profile.kind != SB_PROF_NONE) json_object_set_new(b, "profile", profile_json(r));
+        else if (k == 0 && r->profile.why[0]) json_object_set_new(b, "profile_unavailable", json_string(r->profile.why));
         json_array_append_new(a, b);
     }
     return a;
 }
+
+static volatile sig_atomic_t held_signal;
+static void hold_signal(int sig) { held_signal = sig; }
 
 int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe)
 {
@@ -299,13 +385,23 @@ int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, con
     json_object_set_new(root, "context", context_json(r, hw, exe));
     json_object_set_new(root, "benchmarks", benchmarks_json(r));
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    /* Ctrl-C, a hang-up or kill while the file is written is held back until it is complete
+     * and renamed, or removed: an interrupted run never leaves FILE.tmp or a partial FILE.
+     * A handler, not a blocked mask: OpenMP's threads would still take the signal. */
+    static const int held[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction hold = {.sa_handler = hold_signal, .sa_flags = SA_RESTART}, was[4];
+    sigemptyset(&hold.sa_mask);
+    held_signal = 0;
+    for (int i = 0; i < 4; i++) sigaction(held[i], &hold, &was[i]);
     errno = 0;
     int bad = json_dump_file(root, tmp, JSON_INDENT(2)) != 0 || rename(tmp, path) != 0;
     int err = errno;
+    if (bad) unlink(tmp);
     json_decref(root);
+    for (int i = 0; i < 4; i++) sigaction(held[i], &was[i], NULL);
+    if (held_signal) raise(held_signal); /* now, with the file whole or gone */
     if (bad) {
         sb_error("could not write %s: %s", path, err ? strerror(err) : "write failed");
-        unlink(tmp);
         return SB_EXIT_RUNTIME;
     }
     return SB_OK;

@@ -7,6 +7,7 @@ int main(int argc, char **argv)
 {
     sb_cli c;
     sb_mpi_init(&argc, &argv);
+    sb_errors_first_only();
     int rc = sb_cli_parse(argc, argv, &c);
     /* Under mpirun every rank runs a case; any other command is rank 0's alone. */
     int cased = !rc && (c.cmd == SB_CMD_RUN || c.cmd == SB_CMD_VALIDATE);

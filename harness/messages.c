@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "sb.h"
 #include "sb_mpi.h"
 
@@ -12,6 +13,9 @@ static int all_ranks_speak; /* before a case's setup every rank fails alike: ran
 
 void sb_errors_from_all_ranks(int on) { all_ranks_speak = on; }
 static int progress_shown;
+static int first_only, errors_said;
+
+void sb_errors_first_only(void) { first_only = 1; }
 
 void sb_set_quiet(int q) { quiet = q; }
 
@@ -27,16 +31,20 @@ void sb_progress_done(void)
 void sb_error(const char *fmt, ...)
 {
     va_list ap;
+    char msg[2048];
     if (sb_mpi_rank() > 0 && !all_ranks_speak) return;
+    if (first_only && errors_said++) return;
     sb_progress_done();
-    if (sb_mpi_size() > 1)
-        fprintf(stderr, "scibench[rank %d]: error: ", sb_mpi_rank());
-    else
-        fputs("scibench: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    /* one line, whatever a message quotes from a file (a name holding a newline, a CR) */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    if (sb_mpi_size() > 1)
+        fprintf(stderr, "scibench[rank %d]: error: %s\n", sb_mpi_rank(), msg);
+    else
+        fprintf(stderr, "scibench: error: %s\n", msg);
 }
 
 void sb_progress(const char *fmt, ...)

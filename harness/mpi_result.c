@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mpi_result.h"
+#include "result_check.h"
 #include "sb_mpi.h"
 #include "stats.h"
 
@@ -94,10 +95,15 @@ static const char *str_of(json_t *o, const char *key)
 int sb_mpi_read_baseline(const char *path, const sb_kernel *k, sb_backend b, double *rate)
 {
     json_error_t e;
-    json_t *root = json_load_file(path, 0, &e);
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
     if (!root) {
         sb_error("--baseline %s: %s (line %d)", path, e.text, e.line);
         return SB_EXIT_USAGE;
+    }
+    int bad = sb_result_check(path, root);
+    if (bad) {
+        json_decref(root);
+        return bad;
     }
     json_t *mpi = json_object_get(json_object_get(root, "context"), "mpi");
     json_t *nr = json_object_get(mpi, "ranks");

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "profile.h"
 #include "report.h"
 
 #define ROW "  %-15s"
@@ -188,6 +189,7 @@ void sb_report_print(FILE *out, const sb_result *r, const sb_hwinfo *hw, int val
         if (r->backend == SB_BACKEND_CUDA) print_launches(out, r);
     }
     print_mpi(out, r);
+    sb_profile_print(out, &r->profile, &r->work, r->kernel->item);
     print_counters(out, &r->counters);
     sb_report_validation(out, &r->validation);
     fflush(out);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "registry.h"
+#include "result_check.h"
 #include "results.h"
 
 static double jnum(json_t *o, const char *k)
@@ -117,12 +118,24 @@ static void read_context(json_t *ctx, sb_rrow *r)
     r->peak_fp64 = jnum(peaks, "fma_fp64_flops");
 }
 
+/* --profile's measured pass: what the counters say next to the model. */
+static void read_profile(json_t *p, sb_rrow *r)
+{
+    r->has_profile = json_is_object(p);
+    snprintf(r->prof_tool, sizeof r->prof_tool, "%s", jstr(p, "tool", ""));
+    r->prof_bytes_item = jnum(p, "bytes_per_item");
+    r->prof_bytes_ratio = jnum(p, "bytes_ratio");
+    r->prof_flops_item = jnum(p, "flops_per_item");
+    r->prof_flops_ratio = jnum(p, "flops_ratio");
+}
+
 /* Entries of one case (same run_name) while a file is read. */
 typedef struct {
     sb_rrow row;
     json_t *first, *median, *min, *max;
     int nit;
     double *it; /* items/s of the iteration entries */
+    int npass, nfail, self_split; /* entries' validation verdicts (sb_entry_verdict) */
 } group;
 
 static void finish_group(group *g, json_t *ctx)
@@ -138,17 +151,25 @@ static void finish_group(group *g, json_t *ctx)
     else
         snprintf(r->seed, sizeof r->seed, "%s", jstr(b, "seed", ""));
     canonical_params(json_object_get(b, "params"), NULL, r->params, sizeof r->params);
-    char keyp[sizeof r->params];
-    canonical_params(json_object_get(b, "params"), kernel, keyp, sizeof keyp);
+    char *keyp = r->case_params;
+    canonical_params(json_object_get(b, "params"), kernel, keyp, sizeof r->case_params);
     snprintf(r->item, sizeof r->item, "%s", jstr(b, "item", "items"));
+    json_t *ranks = json_object_get(json_object_get(ctx, "mpi"), "ranks");
+    r->ranks = json_is_integer(ranks) && json_integer_value(ranks) > 1 ? (int)json_integer_value(ranks) : 1;
+    /* a CPU run held to part of the machine (OMP_NUM_THREADS=1 beside a libint2 run on one
+     * core) is another case than the same problem on every core */
+    json_t *th = json_object_get(b, "threads"), *lc = json_object_get(json_object_get(ctx, "cpu"), "logical_cpus");
+    r->threads = backend && !strcmp(backend, "openmp_simd") && json_is_integer(th) && json_is_integer(lc) &&
+                         json_integer_value(th) > 0 && json_integer_value(th) < json_integer_value(lc)
+                     ? (int)json_integer_value(th)
+                     : 0;
     if (kernel && backend && r->size >= 0) {
         snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
         snprintf(r->backend, sizeof r->backend, "%s", backend);
         /* an MPI run is another case than the same problem on one rank */
-        json_t *ranks = json_object_get(json_object_get(ctx, "mpi"), "ranks");
-        long nr = json_is_integer(ranks) ? (long)json_integer_value(ranks) : 1;
-        char rk[32] = "";
-        if (nr > 1) snprintf(rk, sizeof rk, "|ranks=%ld", nr);
+        char rk[48] = "";
+        if (r->ranks > 1) snprintf(rk, sizeof rk, "|ranks=%d", r->ranks);
+        if (r->threads) snprintf(rk + strlen(rk), sizeof rk - strlen(rk), "|threads=%d", r->threads);
         snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, keyp, r->seed, rk);
     } else { /* a plain Google Benchmark entry: its name is all we have */
         snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
@@ -172,9 +193,25 @@ static void finish_group(group *g, json_t *ctx)
     r->ips_hi = g->max ? jnum(g->max, "items_per_second") : g->nit ? g->it[g->nit - 1] : r->ips;
     r->bps = jnum(b, "bytes_per_second");
     r->fps = jnum(b, "flops_per_second");
-    double pct = jnum(b, "percent_peak_flops");
-    r->peak_flops = isfinite(r->fps) && pct > 0 ? r->fps * 100.0 / pct : NAN;
+    r->pct_bw = jnum(b, "percent_peak_bandwidth");
+    r->pct_flops = jnum(b, "percent_peak_flops");
+    /* The FMA peak the percentage is of, from the context: a rate edited or rounded in the file
+     * must not move the peak it is measured against. Files without flops_precision name it by
+     * the rate over its percentage, nearest of the two. */
+    const char *prec = jstr(b, "flops_precision", "");
+    r->peak_flops = isfinite(r->fps) && r->pct_flops > 0 ? r->fps * 100.0 / r->pct_flops : NAN;
+    if (!strcmp(prec, "fp64") || !strcmp(prec, "fp32"))
+        r->peak_flops = isfinite(r->fps) ? (!strcmp(prec, "fp64") ? r->peak_fp64 : r->peak_fp32) : NAN;
+    else if (isfinite(r->peak_flops) && r->peak_fp64 > 0 && r->peak_fp32 > 0)
+        r->peak_flops = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32)) ? r->peak_fp64
+                                                                                                        : r->peak_fp32;
     read_validation(json_object_get(b, "validation"), r);
+    read_profile(json_object_get(b, "profile"), r);
+    /* entries of one run carry one verdict; any disagreement never counts as a pass */
+    r->entries_pass = g->npass;
+    r->entries_fail = g->nfail;
+    r->verdict_split = (g->npass && g->nfail) || g->self_split;
+    if (r->verdict_split) r->passed = 0;
     free(g->it);
 }
 
@@ -194,7 +231,7 @@ static int add_row(sb_rset *s, const sb_rrow *r)
 static int load_file(const char *path, int unique, sb_rset *s)
 {
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err), *benchmarks = json_object_get(root, "benchmarks"), *b;
     size_t i;
     if (!root) {
         sb_error("cannot read %s: %s (line %d)", path, err.text, err.line);
@@ -204,6 +241,11 @@ static int load_file(const char *path, int unique, sb_rset *s)
         sb_error("%s has no benchmarks[]: not a scibench or Google Benchmark result", path);
         json_decref(root);
         return SB_EXIT_USAGE;
+    }
+    int bad = sb_result_check(path, root);
+    if (bad) {
+        json_decref(root);
+        return bad;
     }
     char **files = realloc(s->files, (size_t)(s->nfiles + 1) * sizeof *files);
     int ng = 0, rc = SB_OK;
@@ -228,6 +270,10 @@ static int load_file(const char *path, int unique, sb_rset *s)
             g[k].row.file = file;
             g[k].first = b;
         }
+        int split, verdict = sb_entry_verdict(b, &split);
+        g[k].npass += verdict == 1;
+        g[k].nfail += verdict == 0;
+        g[k].self_split |= split;
         if (!strcmp(jstr(b, "run_type", "iteration"), "aggregate")) {
             if (!strcmp(agg, "median")) g[k].median = b;
             if (!strcmp(agg, "min")) g[k].min = b;
@@ -285,14 +331,15 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
             if (depth > 0 && !foreign_dir(e->d_name)) list_json(path, depth - 1, out, n);
             continue;
         }
-        if (!ends_with(e->d_name, ".json")) continue;
+        /* *.basis.json: the basis sets dfratom_scf's job=bsize writes beside its results */
+        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".basis.json")) continue;
         char **p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
         if (!p) break;
         *out = p;
         if (((*out)[*n] = strdup(path))) (*n)++;
     }
     closedir(d);
-    qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str);
+    if (*n > first) qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str); /* *out is NULL in an empty folder */
     return 0;
 }
 
@@ -338,6 +385,13 @@ int sb_rset_find(const sb_rset *s, const char *key)
     return -1;
 }
 
+int sb_rrow_kernel_rank(const sb_rrow *r)
+{
+    int i = 0;
+    while (i < sb_registry_count() && strcmp(sb_registry_at(i)->name, r->kernel)) i++;
+    return i;
+}
+
 double sb_rrow_roofline(const sb_rrow *r)
 {
     double roof = NAN;
@@ -354,82 +408,4 @@ double sb_rrow_noise(const sb_rrow *r)
 {
     double s = isfinite(r->mad) ? 3 * r->mad / r->ips : (r->ips_hi - r->ips_lo) / (2 * r->ips);
     return isfinite(s) && s > 0 ? s : 0;
-}
-
-/* ---- scibench table ----------------------------------------------------- */
-
-static void csv_str(FILE *out, const char *s, const char *sep)
-{
-    if (strpbrk(s, ",\"\n")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', out);
-            fputc(*s, out);
-        }
-        fprintf(out, "\"%s", sep);
-    } else {
-        fprintf(out, "%s%s", s, sep);
-    }
-}
-
-static void csv_num(FILE *out, double v, const char *sep)
-{
-    if (isfinite(v))
-        fprintf(out, "%.6g%s", v, sep);
-    else
-        fprintf(out, "%s", sep);
-}
-
-int sb_table_main(int argc, char **argv, FILE *out)
-{
-    if (argc < 1) {
-        sb_error("table needs a result file or folder, e.g. 'scibench table results/h100'");
-        return SB_EXIT_USAGE;
-    }
-    fputs("machine,kernel,backend,size,params,seed,item,items_per_second,items_per_second_min,items_per_second_max,"
-          "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
-          "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
-          "commit,file,noise\n",
-          out);
-    for (int a = 0; a < argc; a++) {
-        sb_rset s;
-        int rc = sb_rset_load(argv[a], 0, &s);
-        if (rc) {
-            sb_rset_free(&s);
-            return rc;
-        }
-        for (int i = 0; i < s.n; i++) {
-            const sb_rrow *r = &s.row[i];
-            double roof = sb_rrow_roofline(r);
-            char size[16] = "";
-            if (r->size >= 0) snprintf(size, sizeof size, "%d", r->size);
-            csv_str(out, r->machine, ",");
-            csv_str(out, r->kernel, ",");
-            csv_str(out, r->backend, ",");
-            csv_str(out, size, ",");
-            csv_str(out, r->params, ",");
-            csv_str(out, r->seed, ",");
-            csv_str(out, r->item, ",");
-            csv_num(out, r->ips, ",");
-            csv_num(out, r->ips_lo, ",");
-            csv_num(out, r->ips_hi, ",");
-            csv_num(out, r->bps, ",");
-            csv_num(out, r->fps, ",");
-            csv_num(out, r->bps / r->ips, ",");
-            csv_num(out, r->fps / r->ips, ",");
-            csv_str(out, r->bw_kind, ",");
-            csv_num(out, r->peak_bw, ",");
-            csv_num(out, r->peak_fp32, ",");
-            csv_num(out, r->peak_fp64, ",");
-            csv_num(out, r->peak_flops, ",");
-            csv_num(out, roof, ",");
-            csv_num(out, 100.0 * r->ips / roof, ",");
-            csv_str(out, !r->has_validation ? "" : r->passed ? "true" : "false", ",");
-            csv_str(out, r->commit, ",");
-            csv_str(out, r->file, ",");
-            csv_num(out, sb_rrow_noise(r), "\n");
-        }
-        sb_rset_free(&s);
-    }
-    return SB_OK;
 }

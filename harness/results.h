@@ -17,9 +17,13 @@ typedef struct {
 } sb_rcheck;
 
 typedef struct {
-    char key[640];       /* kernel/backend/size|params|seed: what matches across files */
+    char key[640];       /* kernel/backend/size|params|seed[|ranks=R][|threads=T]: what matches across files */
     char kernel[64], backend[32], params[448], seed[24], item[48];
+    char case_params[448]; /* params that differ from the kernel's defaults ("k=v;k=v") */
     int size;            /* -1 when the entry has no scibench fields */
+    int ranks;           /* MPI ranks of the run (1 without MPI) */
+    int threads;         /* openmp_simd on fewer OpenMP threads than the machine's logical CPUs: that
+                          * count, part of the case; 0 for a run on the whole machine */
     char run_name[160];
     const char *file;    /* owned by the set */
     char machine[64], commit[48];
@@ -28,7 +32,14 @@ typedef struct {
     double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */
     char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
+    double pct_bw, pct_flops; /* % of measured peak as the file states it; NaN unknown */
+    /* --profile's measured pass (the "profile" object of the median entry); NaN without one */
+    int has_profile;
+    char prof_tool[48];
+    double prof_bytes_item, prof_bytes_ratio, prof_flops_item, prof_flops_ratio;
     int has_validation, passed;
+    int entries_pass, entries_fail; /* the run's entries (repetitions, aggregates) by verdict */
+    int verdict_split;   /* they disagree, or one disagrees with its own checks: passed = 0 */
     int nchecks;
     sb_rcheck check[SB_MAX_CHECKS];
 } sb_rrow;
@@ -58,7 +69,8 @@ double sb_rrow_roofline(const sb_rrow *r);
  * than 3 repetitions; 0 when unknown. */
 double sb_rrow_noise(const sb_rrow *r);
 
-/* `scibench table PATH...`: CSV of every case, one line each (plots read it). */
-int sb_table_main(int argc, char **argv, FILE *out);
+/* Index of the row's kernel in the registry (its order in `scibench list`); the
+ * registry's count for a kernel it does not know. */
+int sb_rrow_kernel_rank(const sb_rrow *r);
 
 #endif

@@ -6,7 +6,9 @@
 #include "mpi_result.h"
 #include "params.h"
 #include "runloop.h"
+#include "omp_counters.h"
 #include "sb_cuda.h"
+#include "sb_cuda_prof.h"
 #include "sb_mpi.h"
 #include "sb_omp.h"
 #include "timing.h"
@@ -84,12 +86,16 @@ static int timed_reps(sb_case *c, double *times, double *own, double *comm)
     sb_timer t;
     int rc = sb_timer_init(&t, c->backend);
     case_label(c, label, sizeof label);
+    /* Under ncu (--profile's child): only the first timed repetition is counted. */
+    int range = c->backend == SB_BACKEND_CUDA && sb_profile_range_requested();
     for (int i = 0; !rc && i < c->params->reps; i++) {
         sb_mpi_barrier();
         sb_mpi_comm_reset();
-        rc = sb_timer_start(&t);
+        if (range && i == 0) rc = sb_cuda_profiler_start();
+        if (!rc) rc = sb_timer_start(&t);
         if (!rc) rc = c->kernel->run(c);
         double s = rc ? 0 : sb_timer_stop(&t);
+        if (!rc && range && i == 0) rc = sb_cuda_profiler_stop();
         if (!rc && s < 0) {
             sb_error("%s: timer failed in repetition %d", label, i + 1);
             rc = SB_EXIT_RUNTIME;
@@ -105,8 +111,38 @@ static int timed_reps(sb_case *c, double *times, double *own, double *comm)
     return rc;
 }
 
+/* --profile on the CPU: one more repetition, after the validation (which it cannot
+ * change), counted by PAPI on every OpenMP thread. No counters: p->why says why. */
+static int cpu_profile(sb_case *c, sb_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    if (sb_cpu_counters_start(p->why, sizeof p->why)) return SB_OK;
+    sb_progress("%s: --profile: one counted repetition", c->kernel->name);
+    int rc = c->kernel->run(c);
+    sb_cpu_counts n;
+    int read = sb_cpu_counters_stop(&n) == 0;
+    if (rc) return rc;
+    if (!read) {
+        snprintf(p->why, sizeof p->why, "PAPI could not read the counters of every OpenMP thread");
+        return SB_OK;
+    }
+    p->kind = SB_PROF_CPU;
+    snprintf(p->tool, sizeof p->tool, "%s", n.tool);
+    p->items = c->work.items;
+    p->threads = n.threads;
+    p->cycles = n.cycles;
+    p->instructions = n.instructions;
+    p->vec_instructions = n.vec_instructions;
+    p->llc_misses = n.llc_misses;
+    p->have_vec = n.have_vec;
+    p->have_llc = n.have_llc;
+    snprintf(p->vec_event, sizeof p->vec_event, "%s", n.vec_event);
+    snprintf(p->llc_event, sizeof p->llc_event, "%s", n.llc_event);
+    return SB_OK;
+}
+
 /* Everything between setup and teardown; the caller tears down on any outcome. */
-static int drive(sb_case *c, sb_result *r)
+static int drive(sb_case *c, sb_result *r, int flags)
 {
     const sb_kernel *k = c->kernel;
     int rc = sb_params_check_unused(k, c->params);
@@ -118,12 +154,19 @@ static int drive(sb_case *c, sb_result *r)
         return sb_mpi_alone(SB_EXIT_RUNTIME);
     }
     if (!rc) rc = timed_reps(c, r->times, own, own + c->params->reps);
+    /* --profile's child under ncu: its counted repetition is all it is for; the case and
+     * its validation are the parent's */
+    if (!rc && sb_profile_range_requested()) {
+        free(own);
+        return SB_OK;
+    }
     if (!rc && k->finish) rc = sb_mpi_alone(k->finish(c));
     if (!rc) {
         sb_progress("%s: validating", k->name);
         rc = sb_mpi_alone(k->validate(c, &r->validation));
     }
     if (!rc) rc = sb_mpi_gather_result(c, own, own + c->params->reps, r);
+    if (!rc && (flags & SB_RUN_PROFILE) && c->backend != SB_BACKEND_CUDA) rc = cpu_profile(c, &r->profile);
     free(own);
     return rc;
 }
@@ -174,8 +217,12 @@ static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
     return rc;
 }
 
-int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, sb_result *r)
+int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int flags, sb_result *r)
 {
+    if ((flags & SB_RUN_PROFILE) && sb_mpi_size() > 1) {
+        sb_error("--profile counts one process's hardware events: run it without mpirun");
+        return SB_EXIT_USAGE;
+    }
     int rc = sb_mpi_max_int(start(k, b, p, r));
     if (rc) return rc;
     sb_case c = {.kernel = k, .backend = b, .params = p};
@@ -183,7 +230,7 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, 
      * rather than leave the others waiting in a collective. */
     rc = sb_mpi_max_int(k->setup(&c));
     sb_errors_from_all_ranks(1);
-    if (!rc) rc = drive(&c, r);
+    if (!rc) rc = drive(&c, r, flags);
     keep_outputs(&c, r);
     k->teardown(&c);
     sb_errors_from_all_ranks(0);
@@ -197,7 +244,7 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int want_peaks, 
     /* One rank probes (ranks sharing a device would disturb each other's probe); the
      * peaks then scale to the number of distinct devices the ranks ran on. */
     r->mpi.devices = sb_mpi_count_devices(b == SB_BACKEND_CUDA ? cuda_device : 0);
-    if (want_peaks && sb_mpi_rank() == 0) {
+    if ((flags & SB_RUN_PEAKS) && sb_mpi_rank() == 0) {
         probe_peaks(r);
         r->peaks.bandwidth *= r->mpi.devices;
         r->peaks.fma_fp32 *= r->mpi.devices;

@@ -3,6 +3,7 @@
 #ifndef SB_RUNLOOP_H
 #define SB_RUNLOOP_H
 
+#include "profile.h"
 #include "sb.h"
 #include "stats.h"
 
@@ -39,12 +40,18 @@ typedef struct {
     int passed;
     sb_peaks peaks;
     sb_mpi_result mpi;        /* times[] above are the slowest rank's per repetition */
+    sb_profile profile;       /* --profile: counters of one untimed repetition (kind NONE otherwise) */
 } sb_result;
+
+/* flags of sb_run_case */
+enum { SB_RUN_PEAKS = 1,   /* measure the machine's peaks after the run (not for validate) */
+       SB_RUN_PROFILE = 2  /* CPU backends: counters of one more repetition (the GPU's are the session's) */
+};
 
 /* SB_OK when the case ran and was validated (r->passed holds the verdict);
  * otherwise the exit code of the first failure, its message printed.
  * Writes the resolved size into p->size. Free r with sb_result_free. */
-int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int probe_peaks, sb_result *r);
+int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int flags, sb_result *r);
 void sb_result_free(sb_result *r);
 
 /* amount / seconds, 0 when seconds <= 0 (a CPU clock can read 0 for a tiny case). */

@@ -9,6 +9,7 @@
 
 typedef struct {
     int validate_only; /* skip the peak probes and the roofline lines */
+    int profile;       /* --profile: counters of one untimed repetition after the timed ones */
     const char *exe;   /* argv[0], recorded in the JSON context */
     FILE *out;         /* the human report; stdout for the CLI */
 } sb_session_opts;

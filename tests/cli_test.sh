@@ -117,6 +117,18 @@ expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
+# a start too small for the occupied shells, a malformed reference; basis files that cannot be used
+expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \
+    --param hamiltonian=schrodinger --param nucleus=point --param bsize_max=6 --param bsize_tol=1e-9 --param bsize_evals=10
+expect_usage "no numerical HF limit for Mg" run $D --param atom=Mg --param job=bsize --param hamiltonian=schrodinger \
+    --param nucleus=point
+expect_usage "bsize_max=4" run $D --param atom=Xe --param job=bsize --param bsize_max=4
+expect_usage "bsize_ref=-2.8x" run $D --param atom=He --param job=bsize --param bsize_ref=-2.8x
+expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --param alpha=0.1
+expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
+printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}}' >"$work/ne.json"
+expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
@@ -134,6 +146,16 @@ if printf '%s' "$dhf" | grep -q "VALIDATION PASSED" && ! printf '%s' "$dhf" | gr
     ok
 else
     bad "dfratom_scf Be K=16 beta=2.5: matched a PySCF row of another basis, or failed: $dhf"
+fi
+# A basis job=bsize wrote (Be, Dirac, s(1:22) of a K = 30 sequence with gamma and delta), read back by
+# job=scf: its recorded energy repeats, and PySCF's energy in it (data/pyscf_dhf_ranges.tsv) is met.
+dhf=$("$SB" validate $D --param atom=Be --param basis="$(dirname "$0")/../kernels/dfratom_scf/data/bsize_be_dirac.basis.json" \
+    --backend openmp_simd --quiet 2>&1)
+if printf '%s\n' "$dhf" | grep -qE "^  dirac_fock_same_basis_pyscf .* PASS " &&
+    printf '%s\n' "$dhf" | grep -qE "^  basis_file_energy .* PASS " && printf '%s' "$dhf" | grep -q "VALIDATION PASSED"; then
+    ok
+else
+    bad "dfratom_scf basis=bsize_be_dirac.basis.json: no passing PySCF or basis-file check: $dhf"
 fi
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
@@ -170,6 +192,126 @@ expect_usage "--baseline needs a file path" run $K --baseline ""
 expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json
 expect_usage "is $K on openmp_simd, not nlchains" run nlchains --size 64 --baseline "$work/one-rank.json"
 expect_usage "needs a value" run $K --baseline
+
+# --profile: a flag; where counters cannot be read, one PROFILE line, the normal results
+# and exit 0 (a run where they can be read is checked by tests/gpu_profile and on the device)
+expect_usage "takes no value" run $K --profile=1
+run_sb run $K --size "${ci:-8}" --reps 1 --quiet --profile --json p.json
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q "VALIDATION PASSED" && [ "$files" = "p.json" ] \
+    && [ "$(printf '%s\n' "$out" | grep -c '^PROFILE')" -eq 1 ]; then
+    if printf '%s' "$out" | grep -q "^PROFILE  *no hardware counters here: "; then
+        grep -q '"profile_unavailable"' "$work/run/p.json" && ok || bad "--profile without counters: no profile_unavailable in the JSON"
+    else
+        grep -q '"profile": {' "$work/run/p.json" && ok || bad "--profile with counters: no profile object in the JSON"
+    fi
+else
+    bad "run $K --profile: exit $rc, files '$files', stderr: $err"
+fi
+
+# ---- strict result files, interrupted runs, out of memory ---------------------------------
+# compare and table refuse a malformed or inconsistent result file: exit 2, one line naming the
+# file, the entry and the field. A repetition whose verdict disagrees with the aggregates makes
+# the case FAILED (a validation change for compare).
+expect_usage "unknown option '-'" run $K -
+run_sb validate $K --size "${ci:-8}" --reps 3 --quiet --json r3.json
+cp "$work/run/r3.json" "$work/r3.json" 2>/dev/null || bad "validate $K --reps 3 --json: no file (exit $rc: $err)"
+# doctor NAME PYTHON: $work/NAME is r3.json after the statement PYTHON on its parsed JSON d
+doctor() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); b = d["benchmarks"]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=1)' "$work/r3.json" "$work/$1" "$2"
+}
+printf '{"benchmarks":[{"name":1}]}\n' >"$work/name_int.json"
+expect_usage "$work/name_int.json: benchmarks[0]: field \"name\" is the integer 1" compare "$work/name_int.json" "$work/name_int.json"
+expect_usage "$work/name_int.json: benchmarks[0]: field \"name\"" table "$work/name_int.json"
+doctor no_rate.json 'del b[2]["items_per_second"]'
+expect_usage "no_rate.json: benchmarks[2] (\"$K/openmp_simd/${ci:-8}\"): field \"items_per_second\" is missing" \
+    compare "$work/r3.json" "$work/no_rate.json"
+expect_usage "field \"items_per_second\" is missing" table "$work/no_rate.json"
+expect_usage "field \"items_per_second\" is missing" run $K --baseline "$work/no_rate.json"
+doctor rate_text.json 'b[1]["items_per_second"] = "fast"'
+expect_usage "benchmarks[1] (\"$K/openmp_simd/${ci:-8}\"): field \"items_per_second\" is the string \"fast\"" \
+    compare "$work/rate_text.json" "$work/r3.json"
+doctor slow_median.json 'b[3]["real_time"] *= 2'
+expect_usage "benchmarks[3] (\"$K/openmp_simd/${ci:-8}_median\"): field \"real_time\"" compare "$work/r3.json" "$work/slow_median.json"
+doctor two_reps.json 'del b[0]'
+expect_usage "field \"repetitions\" is 3, but the case has 2 repetition entries" compare "$work/r3.json" "$work/two_reps.json"
+doctor other_size.json 'b[4]["size"] = 16'
+expect_usage "field \"size\" is the integer 16, but the integer ${ci:-8} in benchmarks[0]" compare "$work/r3.json" "$work/other_size.json"
+doctor name_newline.json 'b[0]["name"] = "two\nlines"'
+expect_usage "benchmarks[0] (\"two?lines\"): field \"name\" does not match" compare "$work/r3.json" "$work/name_newline.json"
+doctor split.json 'b[1]["validation"]["passed"] = False'
+run_sb compare "$work/r3.json" "$work/split.json"
+case "$rc:$out" in
+    1:*"VALIDATION CHANGED"*"NEW entries disagree on the validation verdict (5 PASS, 1 FAIL"*) ok ;;
+    *) bad "compare with a repetition whose verdict disagrees: exit $rc, expected 1 and a note: $out" ;;
+esac
+run_sb table "$work/split.json"
+if [ "$rc" = 0 ] && printf '%s' "$out" | tail -1 | grep -q ',false,'; then ok; else bad "table split.json: exit $rc: $out"; fi
+
+# SIGINT in the middle of a run: the process ends by the signal, no JSON, no JSON.tmp.
+rm -rf "$work/run" && mkdir -p "$work/run"
+(cd "$work/run" && timeout --preserve-status -s INT 2 "$SB" run $K --size 48 --reps 100000 --quiet --json int.json \
+    >/dev/null 2>&1)
+rc=$?
+left=$(ls -A "$work/run")
+if [ "$rc" = 130 ] && [ -z "$left" ]; then ok; else bad "SIGINT mid-run: exit $rc (expected 130), left: $left"; fi
+# SIGTERM while the JSON is written: held until the file is complete and renamed. The .tmp is
+# a FIFO here, so the writer waits in open() (syscall 257 on x86-64) until this test reads it.
+# (SIGTERM: a background job of a script ignores SIGINT.)
+rm -rf "$work/run" && mkdir -p "$work/run" && mkfifo "$work/run/w.json.tmp"
+"$SB" validate $K --size "${ci:-8}" --quiet --json "$work/run/w.json" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 6000); do grep -q '^257 ' /proc/$pid/syscall 2>/dev/null || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
+if grep -q '^257 ' /proc/$pid/syscall 2>/dev/null; then
+    kill -TERM $pid
+    sleep 0.3
+    cat "$work/run/w.json.tmp" >"$work/captured.json"
+    wait $pid
+    rc=$?
+    if [ "$rc" = 143 ] && [ ! -e "$work/run/w.json.tmp" ] && [ -e "$work/run/w.json" ] \
+        && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["benchmarks"][3]' "$work/captured.json"; then
+        ok
+    else
+        bad "SIGTERM during the JSON write: exit $rc (expected 143 after a complete write), files: $(ls -A "$work/run")"
+    fi
+else
+    kill $pid 2>/dev/null
+    wait $pid
+    echo "SKIP: SIGTERM during the JSON write: no /proc/PID/syscall to see the writer wait"
+fi
+
+# Host memory runs out (a 2 GB address-space limit): exit 3, one line, no JSON. Not under
+# AddressSanitizer, whose shadow memory needs terabytes of address space.
+if grep -qa "__asan_init" "$SB"; then
+    echo "SKIP: out-of-memory cases (ulimit -v) under AddressSanitizer"
+else
+    # expect_oom NEEDLE ARGS...: as expect_usage, for exit 3
+    expect_oom() {
+        local needle=$1
+        shift
+        run_sb_limited "$@"
+        local lines
+        lines=$(printf '%s\n' "$err" | grep -c .)
+        if [ "$rc" -ne 3 ] || [ "$lines" -ne 1 ] || [ -n "$files" ]; then
+            bad "ulimit -v 2 GB, scibench $*: exit $rc (expected 3), $lines stderr lines, files '$files': $err"
+            return
+        fi
+        case "$err" in
+            "scibench: error: "*"$needle"*) ok ;;
+            *) bad "ulimit -v 2 GB, scibench $*: stderr does not mention '$needle': $err" ;;
+        esac
+    }
+    run_sb_limited() {
+        rm -rf "$work/run" && mkdir -p "$work/run"
+        (cd "$work/run" && ulimit -v 2000000 && OMP_NUM_THREADS=1 "$SB" "$@" >"$work/out" 2>"$work/err")
+        rc=$?
+        out=$(cat "$work/out") err=$(cat "$work/err") files=$(ls -A "$work/run")
+    }
+    expect_oom "out of memory" run lattice_mc --size 1024 --reps 1 --warmup 0 --quiet --json oom.json
+    expect_oom "out of memory" run nlchains --size 4096 --param copies=65536 --reps 1 --warmup 0 --quiet --json oom.json
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

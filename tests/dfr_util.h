@@ -17,7 +17,7 @@ typedef struct {
     dfr_scf_opts o;
 } dfr_small;
 
-static void dfr_small_build(dfr_small *t, const char *sym, int charge, int K, double alpha, double beta,
+static inline void dfr_small_build(dfr_small *t, const char *sym, int charge, int K, double alpha, double beta,
                             dfr_hamiltonian ham, dfr_nucleus nuc)
 {
     memset(t, 0, sizeof *t);
@@ -34,7 +34,7 @@ static void dfr_small_build(dfr_small *t, const char *sym, int charge, int K, do
 
 /* The tensor-path case of the batch tests: Kr (Dirac, ham = 0) or Ne (Schroedinger, ham = 1),
  * K = 10, with its G builder and tensor shape set up (free with dfr_gbuild_free, dfr_tshape_free) */
-static void dfr_tensor_case(dfr_small *t, dfr_gbuild *g, dfr_tshape *ts, int ham)
+static inline void dfr_tensor_case(dfr_small *t, dfr_gbuild *g, dfr_tshape *ts, int ham)
 {
     dfr_small_build(t, ham ? "Ne" : "Kr", 0, 10, 0.2, 2.5, ham ? DFR_SCHRODINGER : DFR_DIRAC, DFR_NUC_GAUSS);
     assert_int_equal(dfr_gbuild_init(g, &t->y, t->f, !ham), SB_OK);
@@ -42,7 +42,7 @@ static void dfr_tensor_case(dfr_small *t, dfr_gbuild *g, dfr_tshape *ts, int ham
 }
 
 /* The SCF with builder fn; returns the result */
-static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
+static inline dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
 {
     dfr_gbuild g;
     dfr_result r;
@@ -54,7 +54,7 @@ static dfr_result dfr_small_scf(dfr_small *t, dfr_g_fn fn, double *Dw)
 }
 /* The occupation-weighted density after one SCF iteration (core guess), reference build;
  * *n its length (dfr_set_size) */
-static double *dfr_small_first_density(dfr_small *t, long *n)
+static inline double *dfr_small_first_density(dfr_small *t, long *n)
 {
     *n = dfr_set_size(&t->y);
     double *D = calloc(*n, sizeof *D);
@@ -68,7 +68,7 @@ static double *dfr_small_first_density(dfr_small *t, long *n)
 
 /* The whole kernel, one repetition: kv is a NULL-terminated list of key, value pairs; every
  * failed validation check is printed */
-static void dfr_kernel_run(sb_backend b, int size, const char *const *kv, sb_result *res)
+static inline void dfr_kernel_run(sb_backend b, int size, const char *const *kv, sb_result *res)
 {
     sb_params p;
     memset(&p, 0, sizeof p);
@@ -84,7 +84,7 @@ static void dfr_kernel_run(sb_backend b, int size, const char *const *kv, sb_res
                           res->validation.check[i].reference);
 }
 
-static double dfr_counter(const sb_counters *cs, const char *name)
+static inline double dfr_counter(const sb_counters *cs, const char *name)
 {
     for (int i = 0; i < cs->n; i++)
         if (!strcmp(cs->c[i].name, name)) return cs->c[i].value;
@@ -93,7 +93,7 @@ static double dfr_counter(const sb_counters *cs, const char *name)
 }
 /* Two job=batch runs over the same candidates: the same best energy (1e-10 relative) and the
  * same total of SCF iterations */
-static void dfr_batches_agree(const sb_result *a, const sb_result *b)
+static inline void dfr_batches_agree(const sb_result *a, const sb_result *b)
 {
     double ea = dfr_counter(&a->counters, "batch_best_energy"), eb = dfr_counter(&b->counters, "batch_best_energy");
     assert_true(fabs(ea - eb) <= 1e-10 * fabs(eb));

@@ -14,7 +14,13 @@
  *            validation against the direct GPU SCF one after another passes (energies 1e-10
  *            relative, same iterations), and its best energy and iteration total equal the
  *            OpenMP batched engine's (1e-10 relative; equal);
- *   tensors  the batch's GPU tensor passes, table and direct, against the host's (products T x). */
+ *   tensors  the batch's GPU tensor passes, table and direct, against the host's (products T x);
+ *   bsize    job=bsize, Ne (Dirac) from s(1:8) p(1:8) against the optimised start basis, the
+ *            candidates padded on the GPU in two groups (two shapes in c_sym in turn): every check
+ *            passes, among them the written basis in a fresh direct GPU SCF against the padded
+ *            batched energy (1e-10 relative) and one function less at each shrunk end breaking
+ *            the tolerance; the OpenMP workflow's start-basis optimum within a tenth of the
+ *            tolerance of the GPU's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,12 +306,37 @@ static void batch_tensor_paths(void **state)
     }
 }
 
+static void bsize_on_gpu(void **state)
+{
+    (void)state;
+    sb_cuda_info info;
+    REQUIRE_GPU(&info);
+    static const char *const kv[] = {"atom", "Ne", "job", "bsize", "bsize_max", "8", "bsize_ref", "large", "bsize_tol",
+                                     "2e-5", "bsize_evals", "20", "bsize_groups", "2", NULL};
+    sb_result g, c;
+    dfr_kernel_run(SB_BACKEND_CUDA, 8, kv, &g);
+    assert_true(g.passed);
+    dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 8, kv, &c);
+    assert_true(c.passed);
+    const char *const names[] = {"bsize_s_last", "bsize_p_first", "bsize_p_last"};
+    for (int i = 0; i < 3; ++i)
+        printf("  Ne Dirac bsize from s(1:8) p(1:8): %s %g (cuda) %g (openmp)\n", names[i],
+               dfr_counter(&g.counters, names[i]), dfr_counter(&c.counters, names[i]));
+    const double rg = dfr_counter(&g.counters, "bsize_reference"), rc = dfr_counter(&c.counters, "bsize_reference");
+    printf("  start basis optimised: %.12f Eh (cuda) %.12f Eh (openmp); %g SCFs, %.1f SCF/s on cuda\n", rg, rc,
+           dfr_counter(&g.counters, "bsize_scfs"), dfr_counter(&g.counters, "bsize_scfs_per_s"));
+    assert_true(fabs(rg - rc) <= 0.1 * 2e-5 * fabs(rc));
+    sb_result_free(&g);
+    sb_result_free(&c);
+}
+
 int main(void)
 {
     sb_set_quiet(1);
     const struct CMUnitTest tests[] = {cmocka_unit_test(g_build_matches), cmocka_unit_test(scf_matches),
                                        cmocka_unit_test(eig_matches_lapack), cmocka_unit_test(eig_ill_conditioned),
                                        cmocka_unit_test(kernel_eigensolvers_agree), cmocka_unit_test(batch_matches),
-                                       cmocka_unit_test(batch_gpu_eigensolves), cmocka_unit_test(batch_tensor_paths)};
+                                       cmocka_unit_test(batch_gpu_eigensolves), cmocka_unit_test(batch_tensor_paths),
+                                       cmocka_unit_test(bsize_on_gpu)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

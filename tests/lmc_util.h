@@ -17,14 +17,13 @@ static lmc_config lmc_test_config(int L, int geometry, uint64_t seed)
     return c;
 }
 
-/* Runs `sweeps` sweeps on backend b and on the reference from the same state;
+/* Runs `sweeps` sweeps of cfg on backend b and on the reference from the same state;
  * asserts every director is bit-identical and the accept counts equal. */
-static void lmc_assert_matches_reference(sb_backend b, int L, int geometry, int sweeps, uint64_t seed)
+static void lmc_assert_cfg_matches_reference(sb_backend b, const lmc_config *cfg, int sweeps)
 {
-    lmc_config cfg = lmc_test_config(L, geometry, seed);
     lmc r, t;
-    assert_int_equal(lmc_create(&r, &cfg, SB_BACKEND_REFERENCE), SB_OK);
-    assert_int_equal(lmc_create(&t, &cfg, b), SB_OK);
+    assert_int_equal(lmc_create(&r, cfg, SB_BACKEND_REFERENCE), SB_OK);
+    assert_int_equal(lmc_create(&t, cfg, b), SB_OK);
     assert_int_equal(r.ops->upload(&r), SB_OK);
     assert_int_equal(t.ops->upload(&t), SB_OK);
     assert_int_equal(lmc_run_sweeps(&r, sweeps, 0), SB_OK);
@@ -43,16 +42,22 @@ static void lmc_assert_matches_reference(sb_backend b, int L, int geometry, int 
     lmc_destroy(&t);
 }
 
-/* The whole kernel through the harness's run loop: must validate. */
-static void lmc_assert_kernel_validates(sb_backend b, int size, const char *geometry)
+static void lmc_assert_matches_reference(sb_backend b, int L, int geometry, int sweeps, uint64_t seed)
+{
+    lmc_config cfg = lmc_test_config(L, geometry, seed);
+    lmc_assert_cfg_matches_reference(b, &cfg, sweeps);
+}
+
+/* The whole kernel through the harness's run loop with parameters kv (key, value, ...,
+ * NULL): must validate. */
+static void lmc_assert_run_validates(sb_backend b, int size, const char *const *kv)
 {
     sb_params p;
     memset(&p, 0, sizeof p);
     p.size = size, p.reps = 2, p.warmup = 1, p.seed = 7, p.quiet = 1;
-    if (geometry) {
-        p.nkv = 1;
-        strcpy(p.kv[0].key, "geometry");
-        strcpy(p.kv[0].value, geometry);
+    for (; kv && kv[0]; kv += 2, p.nkv++) {
+        strcpy(p.kv[p.nkv].key, kv[0]);
+        strcpy(p.kv[p.nkv].value, kv[1]);
     }
     sb_result res;
     assert_int_equal(sb_run_case(&lattice_mc_kernel, b, &p, 0, &res), SB_OK);
@@ -63,6 +68,12 @@ static void lmc_assert_kernel_validates(sb_backend b, int size, const char *geom
     assert_true(res.passed);
     assert_true(res.stats.median > 0.0);
     sb_result_free(&res);
+}
+
+static void lmc_assert_kernel_validates(sb_backend b, int size, const char *geometry)
+{
+    const char *const kv[] = {"geometry", geometry, NULL};
+    lmc_assert_run_validates(b, size, geometry ? kv : NULL);
 }
 
 #endif

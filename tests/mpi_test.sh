@@ -82,6 +82,11 @@ case_ fullerene_ff "fullerene_ff --size 50 --param isomers=all" \
 case_ eri_brush "eri_brush --size 4" "coulomb_energy_trJD:1e-12 shell_quartets:0"
 case_ dfratom_scf_bsopt "dfratom_scf --size 12 --param atom=Be --param job=bsopt --param bsopt_starts=3 --param bsopt_evals=12" \
   "bsopt_energy:0 bsopt_alpha:0 bsopt_beta:0 bsopt_scfs:0 bsopt_best_start:0 bsopt_fock_builds:0"
+# job=bsize deals each step's candidates to the ranks; the padding groups are the step's, so every
+# candidate's optimisation is the same on any number of ranks
+case_ dfratom_scf_bsize "dfratom_scf --param atom=He --param job=bsize --param hamiltonian=schrodinger --param nucleus=point \
+  --param bsize_max=10 --param bsize_tol=1e-4 --param bsize_evals=20 --param bsize_groups=2" \
+  "bsize_energy:0 bsize_alpha:0 bsize_s_last:0 bsize_scfs:0 bsize_fock_builds:0 bsize_rounds:0"
 
 # bad input under mpirun: one line from rank 0, exit 2, on every rank alike
 echo "== bad input under mpirun"

@@ -18,78 +18,17 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "params.h"
-#include "session.h"
+#include "result_fixture.h"
+#include "table.h"
 
-/* ---- a fake kernel: sum of i over i < size ------------------------------ */
-static int fake_setup(sb_case *c)
-{
-    c->state = calloc(1, sizeof(double));
-    c->work = (sb_work){.items = c->params->size, .bytes = 8.0 * c->params->size, .flops = c->params->size};
-    return c->state ? SB_OK : SB_EXIT_RUNTIME;
-}
-static int fake_run(sb_case *c)
-{
-    double *sum = c->state;
-    *sum = 0;
-    for (int i = 0; i < c->params->size; i++) *sum += i;
-    return SB_OK;
-}
-static int fake_validate(sb_case *c, sb_validation *v)
-{
-    double n = c->params->size;
-    sb_check_add(v, "sum", *(double *)c->state, n * (n - 1) / 2, 1e-6, SB_TOL_REL, "1", "closed form");
-    sb_check_add(v, "offset", 0.5, 0.5, 0.01, SB_TOL_ABS, "1", "constant");
-    sb_check_add(v, "drift", 1e-9, 1e-6, 0, SB_TOL_MAX, "1", "bound");
-    return SB_OK;
-}
-static void fake_teardown(sb_case *c) { free(c->state); }
-
-static const sb_kernel fake = {
-    .name = "fake", .summary = "arithmetic series", .item = "terms", .size_meaning = "n",
-    .default_size = 1000, .min_size = 1, .max_size = 10000000, .ci_size = 100,
-    .has_backend = {[SB_BACKEND_OPENMP_SIMD] = 1},
-    .setup = fake_setup, .run = fake_run, .validate = fake_validate, .teardown = fake_teardown,
-};
-
-/* ---- files -------------------------------------------------------------- */
-static char dir[64];
 static char out[65536]; /* the last compare's report */
 
-static const char *at(const char *name)
+/* The repetitions get a fixed +-1% jitter (median absolute deviation 1%) and the aggregates a
+ * 0.99..1.01 range, so verdicts do not depend on this machine's timing noise. */
+static void jitter(json_t *root)
 {
-    static char buf[4][256];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-static void write_result(const char *name, int size)
-{
-    sb_params p;
-    sb_params_init(&p);
-    p.size = size;
-    p.quiet = 1;
-    p.json_path = at(name);
-    FILE *f = tmpfile();
-    sb_session_opts o = {.exe = "test_compare", .out = f};
-    assert_int_equal(sb_session_run(&fake, SB_BACKEND_OPENMP_SIMD, &p, &o), SB_OK);
-    fclose(f);
-}
-
-typedef void (*edit_fn)(json_t *root, double x);
-
-/* dst = src with edit applied; first the repetitions get a fixed +-1% jitter
- * (median absolute deviation 1%) and the aggregates a 0.99..1.01 range, so
- * verdicts do not depend on this machine's timing noise. */
-static void doctor(const char *src, const char *dst, edit_fn edit, double x)
-{
-    json_error_t err;
-    json_t *root = json_load_file(src, 0, &err), *b;
+    json_t *bs = json_object_get(root, "benchmarks"), *b;
     size_t i;
-    assert_non_null(root);
-    json_t *bs = json_object_get(root, "benchmarks");
     double median = 0;
     json_array_foreach(bs, i, b) if (!strcmp(json_string_value(json_object_get(b, "name")), "fake/openmp_simd/100000_median"))
         median = json_number_value(json_object_get(b, "items_per_second"));
@@ -104,9 +43,21 @@ static void doctor(const char *src, const char *dst, edit_fn edit, double x)
         if (median > 0) json_object_set_new(b, "bytes_per_second", json_real(8 * median * f));
         if (median > 0) json_object_set_new(b, "flops_per_second", json_real(median * f));
     }
-    if (edit) edit(root, x);
-    assert_int_equal(json_dump_file(root, dst, JSON_INDENT(1)), 0);
-    json_decref(root);
+}
+
+static edit_fn doctor_edit;
+static void jitter_then_edit(json_t *root, double x)
+{
+    jitter(root);
+    if (doctor_edit) doctor_edit(root, x);
+    resync(root);
+}
+
+/* dst = src jittered, then with edit applied. */
+static void doctor(const char *src, const char *dst, edit_fn edit, double x)
+{
+    doctor_edit = edit;
+    rewrite(src, dst, jitter_then_edit, x);
 }
 
 /* Multiplies a numeric field of every benchmark entry. */
@@ -121,19 +72,27 @@ static void scale_field(json_t *root, const char *key, double x)
     }
 }
 
-static void throughput(json_t *root, double x)
+static void rates(json_t *root, double x)
 {
     scale_field(root, "items_per_second", x);
     scale_field(root, "bytes_per_second", x);
     scale_field(root, "flops_per_second", x);
 }
 
-/* A uniformly slower machine: every rate and every measured peak times x. */
+/* A slower run on the same machine: every rate and its share of the (same) peaks times x. */
+static void throughput(json_t *root, double x)
+{
+    rates(root, x);
+    scale_field(root, "percent_peak_bandwidth", x);
+    scale_field(root, "percent_peak_flops", x);
+}
+
+/* A uniformly slower machine: every rate and every measured peak times x (shares unchanged). */
 static void machine_speed(json_t *root, double x)
 {
     json_t *peaks = json_object_get(json_object_get(root, "context"), "peaks"), *v;
     const char *k;
-    throughput(root, x);
+    rates(root, x);
     json_object_foreach(peaks, k, v) json_object_set_new(peaks, k, json_real(json_number_value(v) * x));
 }
 
@@ -208,16 +167,7 @@ static void drop_check(json_t *root, double x)
 static int compare(const char *a, const char *b, const char *o1, const char *o2, const char *o3, const char *o4)
 {
     char *argv[8] = {(char *)a, (char *)b, (char *)o1, (char *)o2, (char *)o3, (char *)o4, NULL};
-    int argc = 2;
-    while (argv[argc]) argc++;
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    int rc = sb_compare_main(argc, argv, f);
-    rewind(f);
-    size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    return rc;
+    return capture(sb_compare_main, argv, out, sizeof out);
 }
 
 static void expect(int rc, int want, const char *needle)
@@ -231,8 +181,7 @@ static void expect(int rc, int want, const char *needle)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/sb_test_compare_XXXXXX");
-    if (!mkdtemp(dir)) return -1;
+    if (fixture_mkdir("sb_test_compare")) return -1;
     write_result("raw.json", 100000);
     write_result("raw_small.json", 1000);
     doctor(at("raw.json"), at("base.json"), NULL, 0);
@@ -242,9 +191,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return fixture_rmdir();
 }
 
 /* Renames the case to a real kernel (lattice_mc) and, with x > 0, lists one more of its
@@ -302,12 +249,14 @@ static void test_throughput(void **state)
     json_error_t err;
     json_t *root = json_load_file(at("noisy_slow.json"), 0, &err);
     spread(root, 0.1);
+    resync(root);
     json_dump_file(root, at("noisy_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("noisy_slow.json"), NULL, NULL, NULL, NULL), 0, "30.1%");
     /* One repetition 5x slower does not: 0.7 is still a regression. */
     root = json_load_file(at("slow.json"), 0, &err);
     outlier(root, 0.2);
+    resync(root);
     json_dump_file(root, at("outlier_slow.json"), 0);
     json_decref(root);
     expect(compare(at("base.json"), at("outlier_slow.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
@@ -361,9 +310,52 @@ static void test_missing_rows(void **state)
     assert_non_null(strstr(out, "1 only in OLD"));
 }
 
+/* OMP_NUM_THREADS=1 on a 16-CPU machine, or all 16 threads. */
+static void threads_of_16(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_object_set_new(json_object_get(json_object_get(root, "context"), "cpu"), "logical_cpus", json_integer(16));
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) json_object_set_new(b, "threads", json_integer((json_int_t)x));
+}
+
+/* A CPU run on part of the machine is another case: one folder may hold both, and they
+ * are not compared with each other. */
+static void test_partial_threads(void **state)
+{
+    (void)state;
+    mkdir(at("th"), 0755);
+    doctor(at("raw.json"), at("th/all.json"), threads_of_16, 16);
+    doctor(at("raw.json"), at("th/one.json"), threads_of_16, 1);
+    doctor(at("raw.json"), at("all_again.json"), threads_of_16, 16);
+    expect(compare(at("th"), at("th"), NULL, NULL, NULL, NULL), 0, "2 compared");
+    assert_non_null(strstr(out, "fake/openmp_simd/100000 threads=1 ")); /* the label tells them apart */
+    expect(compare(at("th"), at("all_again.json"), NULL, NULL, NULL, NULL), 0, "1 compared, 0 regressions");
+    assert_non_null(strstr(out, "1 only in OLD"));
+}
+
+/* Flop-bound: a huge triad bandwidth and a known FMA peak (both precisions 1 TFLOP/s), rates times x. */
+static void flop_bound(json_t *root, double x)
+{
+    json_t *peaks = json_object_get(json_object_get(root, "context"), "peaks");
+    json_object_set_new(peaks, "triad_bandwidth_Bps", json_real(1e18));
+    json_object_set_new(peaks, "fma_fp64_flops", json_real(1e12));
+    json_object_set_new(peaks, "fma_fp32_flops", json_real(1e12));
+    throughput(root, x);
+}
+
 static void test_normalise(void **state)
 {
     (void)state;
+    /* the peak comes from the context, not from the file's rate over its percentage: a slower
+     * run on the same flop-bound machine is 0.7 of the roofline, not 1.0 */
+    doctor(at("raw.json"), at("fb_base.json"), flop_bound, 1.0);
+    doctor(at("raw.json"), at("fb_slow.json"), flop_bound, 0.7);
+    expect(compare(at("fb_base.json"), at("fb_slow.json"), "--normalise", "peak", "--format", "json"), 1, NULL);
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err), *r = json_array_get(json_object_get(root, "rows"), 0);
+    assert_true(fabs(json_number_value(json_object_get(r, "ratio")) - 0.7) < 1e-9);
+    json_decref(root);
     doctor(at("raw.json"), at("half.json"), machine_speed, 0.5);
     expect(compare(at("base.json"), at("half.json"), NULL, NULL, NULL, NULL), 1, "REGRESSION");
     expect(compare(at("base.json"), at("half.json"), "--normalise", "peak", NULL, NULL), 0, "% roofline");
@@ -383,14 +375,42 @@ static int csv_fields(const char *line)
     return n;
 }
 
+/* A --profile block in the median entry, its measured bytes per item x. */
+static void add_profile(json_t *root, double x)
+{
+    json_t *b;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b)
+    {
+        const char *agg = json_string_value(json_object_get(b, "aggregate_name"));
+        if (agg && !strcmp(agg, "median"))
+            json_object_set_new(b, "profile", json_pack("{s:s, s:s, s:f, s:f, s:f}", "tool", "ncu test", "kind", "gpu",
+                                                        "bytes_per_item", x, "model_bytes_per_item", 24.0,
+                                                        "bytes_ratio", x / 24.0));
+    }
+}
+
+static void test_measured_column(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("prof.json"), add_profile, 55.5);
+    expect(compare(at("base.json"), at("prof.json"), NULL, NULL, NULL, NULL), 0, "measured DRAM B/item");
+    assert_non_null(strstr(out, "-->55.5"));
+    expect(compare(at("prof.json"), at("prof.json"), "--format", "csv", NULL, NULL), 0, "new_measured_bytes_per_item");
+    assert_non_null(strstr(out, ",55.5,55.5\n"));
+    /* without a profile on either side the table has no such column */
+    expect(compare(at("base.json"), at("base.json"), NULL, NULL, NULL, NULL), 0, "verdict: OK");
+    assert_null(strstr(out, "measured DRAM"));
+}
+
 static void test_formats(void **state)
 {
     (void)state;
     doctor(at("raw.json"), at("slow2.json"), throughput, 0.7);
     expect(compare(at("base.json"), at("slow2.json"), "--format", "csv", NULL, NULL), 1, "case,kernel,backend,size");
     const char *row = strchr(out, '\n') + 1;
-    assert_int_equal(csv_fields(out), 17);
-    assert_int_equal(csv_fields(row), 17);
+    assert_int_equal(csv_fields(out), 21);
+    assert_int_equal(csv_fields(row), 21);
     assert_non_null(strstr(row, "\"REGRESSION\""));
     assert_null(strchr(strchr(row, '\n') + 1, '\n')); /* header + one row */
     expect(compare(at("base.json"), at("slow2.json"), "--format=markdown", NULL, NULL, NULL), 1, "| case");
@@ -432,6 +452,68 @@ static void test_usage(void **state)
     doctor(at("raw.json"), at("dup/b.json"), NULL, 0);
     expect(compare(at("dup"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
     assert_string_equal(out, "");
+}
+
+/* ---- strict reading: malformed or inconsistent files ---------------------- */
+
+static json_t *entry_at(json_t *root, double x) { return json_array_get(json_object_get(root, "benchmarks"), (size_t)x); }
+static void drop_rate(json_t *root, double x) { json_object_del(entry_at(root, x), "items_per_second"); }
+static void drop_entry(json_t *root, double x) { json_array_remove(json_object_get(root, "benchmarks"), (size_t)x); }
+static void slow_median(json_t *root, double x)
+{
+    json_t *b = entry_at(root, json_array_size(json_object_get(root, "benchmarks")) - 3); /* median, min, max last */
+    json_object_set_new(b, "real_time", json_real(x * json_number_value(json_object_get(b, "real_time"))));
+}
+/* Repetition x says FAIL, every other entry (and its own checks) PASS. */
+static void split_verdict(json_t *root, double x)
+{
+    json_object_set_new(json_object_get(entry_at(root, x), "validation"), "passed", json_false());
+}
+
+static void write_text(const char *name, const char *text)
+{
+    FILE *f = fopen(at(name), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs `scibench table` on one path; the CSV lands in out. */
+static int table(const char *path)
+{
+    char *argv[] = {(char *)path, NULL};
+    return capture(sb_table_main, argv, out, sizeof out);
+}
+
+static void test_strict(void **state)
+{
+    (void)state;
+    write_text("name_int.json", "{\"benchmarks\":[{\"name\":1}]}");
+    expect(compare(at("name_int.json"), at("name_int.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("name_int.json")), 2);
+    write_text("dup_key.json", "{\"benchmarks\":[], \"benchmarks\":[]}");
+    expect(compare(at("dup_key.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    write_text("empty_list.json", "{\"benchmarks\":[]}");
+    expect(compare(at("base.json"), at("empty_list.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    rewrite(at("base.json"), at("no_rate.json"), drop_rate, 2);
+    expect(compare(at("base.json"), at("no_rate.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("no_rate.json")), 2);
+    rewrite(at("base.json"), at("slow_median.json"), slow_median, 1.5);
+    expect(compare(at("slow_median.json"), at("base.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    rewrite(at("base.json"), at("lost_rep.json"), drop_entry, 0);
+    expect(compare(at("base.json"), at("lost_rep.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    /* A repetition that disagrees with the aggregates on the verdict: FAILED, on either side. */
+    rewrite(at("base.json"), at("split.json"), split_verdict, 1);
+    expect(compare(at("base.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+    assert_non_null(strstr(out, "PASS->FAIL"));
+    assert_non_null(strstr(out, "NEW entries disagree on the validation verdict (7 PASS, 1 FAIL"));
+    expect(compare(at("split.json"), at("split.json"), NULL, NULL, NULL, NULL), 1, "OLD entries disagree");
+    assert_int_equal(table(at("split.json")), 0);
+    assert_non_null(strstr(out, ",false,"));
+    assert_int_equal(table(at("base.json")), 0);
+    assert_non_null(strstr(out, ",true,"));
 }
 
 /* The committed CI baseline against itself passes; with one validation value
@@ -483,8 +565,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored),
+        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -372,7 +372,11 @@ static void test_dualise_invariants(void **state)
         bad[6 * 3 + k] = bad[6 * 3 + 4 - k], bad[6 * 3 + 4 - k] = t;
     }
     assert_int_equal(ff_dualise(60, bad, g), -1);
-    assert_int_equal(ff_dualise(62, d60, g), -1); /* wrong N */
+    /* wrong N: C62 reads 33 vertices (an array of C62's size), the 33rd not a C60 vertex */
+    uint16_t d62[6 * 33] = {0};
+    ff_atom g62[62];
+    memcpy(d62, d60, sizeof d60);
+    assert_int_equal(ff_dualise(62, d62, g62), -1);
 }
 
 /* The generator's C60-Ih (spiral 1 7 9 11 13 15 18 20 22 24 26 32) and a sample of other

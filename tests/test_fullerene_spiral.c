@@ -265,7 +265,11 @@ static void test_bad_duals(void **state)
     memcpy(bad, dual, sizeof bad);
     bad[6 * 9 + 5] = FF_NONE; /* a 13th pentagon */
     assert_int_equal(ff_canonical_spiral(60, bad, &c), -1);
-    assert_int_equal(ff_canonical_spiral(62, dual, &c), -1); /* wrong size */
+    /* wrong size: C62's 33 vertices, the 33rd not a C60 vertex (the array is C62's size,
+     * the function reads 6 F entries) */
+    uint16_t big[6 * 33] = {0};
+    memcpy(big, dual, sizeof dual);
+    assert_int_equal(ff_canonical_spiral(62, big, &c), -1);
     assert_int_equal(ff_canonical_spiral(60, NULL, &c), -1);
 }
 

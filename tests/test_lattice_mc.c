@@ -226,6 +226,21 @@ static void test_slab_storage(void **state)
 #undef ZOF
 }
 
+/* fuse is a CUDA option: another backend refuses it (exit 2) rather than ignore it. */
+static void test_fuse_needs_cuda(void **state)
+{
+    (void)state;
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = 16, p.reps = 1, p.quiet = 1, p.nkv = 1;
+    strcpy(p.kv[0].key, "fuse");
+    strcpy(p.kv[0].value, "slab");
+    sb_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(sb_run_case(&lattice_mc_kernel, SB_BACKEND_OPENMP_SIMD, &p, 0, &res), SB_EXIT_USAGE);
+    sb_result_free(&res);
+}
+
 static void test_rejects_bad_input(void **state)
 {
     (void)state;
@@ -233,7 +248,8 @@ static void test_rejects_bad_input(void **state)
         int size;
         const char *key, *value;
     } bad[] = {{15, NULL, NULL}, {16, "T", "-1"}, {16, "T", "abc"}, {16, "geometry", "cube"},
-               {16, "anneal", "2:"}, {16, "step", "0"}, {16, "sweeps", "0"}};
+               {16, "anneal", "2:"}, {16, "step", "0"}, {16, "sweeps", "0"},      {16, "fuse", "on"},
+               {16, "slab", "0"},    {16, "slab", "many"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sb_params p;
         memset(&p, 0, sizeof p);
@@ -263,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_validation_detects_broken_bookkeeping),
         cmocka_unit_test(test_validation_detects_bad_director),
         cmocka_unit_test(test_rejects_bad_input),
+        cmocka_unit_test(test_fuse_needs_cuda),
         cmocka_unit_test(test_slab_storage),
     };
     return cmocka_run_group_tests_name("lattice_mc", tests, NULL, NULL);

@@ -43,8 +43,8 @@ run_all() {
     return $fail
 }
 
-# noise FILE: 3 MAD / median of the case's items/s (the last column of `scibench table`).
-noise() { "$SB" table "$1" | awk -F, 'NR == 2 {print $NF + 0}'; }
+# noise FILE: 3 MAD / median of the case's items/s (the "noise" column of `scibench table`).
+noise() { "$SB" table "$1" | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "noise") c = i} NR == 2 {print $c + 0}'; }
 
 echo "ci-regression: machine $("$SB" machine), $("$SB" --version | head -1)"
 if [ $update = 1 ]; then

@@ -37,13 +37,16 @@ mpirun --version | head -1
 nvidia-smi -L
 nvidia-smi topo -m || true
 fail=0
-# pair BACKEND TAG "1-rank args" "R-rank args": baseline, then R ranks against it
+# pair BACKEND TAG "1-rank args" "R-rank args" [BASE_TAG]: baseline, then R ranks against it;
+# with BASE_TAG, that pair's baseline is this one's too (the same one-rank case, run once, so
+# that results/<machine>-mpi/ holds each case once)
 pair() {
   local backend=$1 tag=$2 one=$3 many=$4
-  local base="$res/$kernel.$backend.$tag.ranks-1.json" json="$res/$kernel.$backend.$tag.ranks-$R.json"
+  local base="$res/$kernel.$backend.${5:-$tag}.ranks-1.json" json="$res/$kernel.$backend.$tag.ranks-$R.json"
   echo "== $kernel $backend $tag: 1 rank [$one] vs $R ranks [$many]"
   # shellcheck disable=SC2086
-  mpirun -n 1 $bind "$sb" run "$kernel" --backend "$backend" --quiet $one --json "$base" | grep -E "^(throughput|time per)" || fail=1
+  [ -n "${5:-}" ] || mpirun -n 1 $bind "$sb" run "$kernel" --backend "$backend" --quiet $one --json "$base" \
+    | grep -E "^(throughput|time per)" || fail=1
   # shellcheck disable=SC2086
   mpirun -n "$R" $bind "$sb" run "$kernel" --backend "$backend" --quiet $many --json "$json" --baseline "$base" \
     | grep -E "^(throughput|time per|MPI|  per rank|  communication|  efficiency|VALIDATION)" || fail=1
@@ -71,8 +74,8 @@ if [ "$what" = gpu ]; then
   lattice_mc)
     # the weak bar is 512^3 per GPU: 644^3 / 2 = 1.335e8 sites a rank (512^3 = 1.342e8;
     # the lattice is cubic and L must divide by 2R); efficiency compares site updates/s per GPU
-    pair cuda weak-512-644 "--size 512 --reps 10" "--size 644 --reps 10"
     pair cuda strong-512 "--size 512 --reps 10" "--size 512 --reps 10"
+    pair cuda weak-512-644 "--size 512 --reps 10" "--size 644 --reps 10" strong-512
     pair cuda droplet-512 "--size 512 --reps 5 --param geometry=droplet" "--size 512 --reps 5 --param geometry=droplet" ;;
   nlchains)
     pair cuda weak-1024 "--size 1024 --reps 5 --param copies=8192" "--size 1024 --reps 5 --param copies=16384" ;;

@@ -29,6 +29,8 @@ run() {
   local bin=$1 dir=$2 backend=$3 size=$4 tag=$5; shift 5
   $bin run "$kernel" --backend "$backend" --size "$size" --quiet "$@" --json "$dir/$kernel.$backend.$size$tag.json" || fail=1
 }
+# as_md TITLE COMMAND FILE: a tool's text output as a results/ markdown file (results/ holds no .txt)
+as_md() { printf '# %s\n\n`%s` on %s, binary %s.\n\n```\n' "$1" "$2" "$machine" "$($sb --version | head -1)"; cat "$3"; printf '```\n'; }
 lim=${DFR_LIMIT:-200}
 DFR() { local be=$1 size=$2 tag=$3; shift 3; timeout $lim $sb run dfratom_scf --backend $be --size $size --quiet "$@" \
           --json "$res/dfratom_scf.$be.$size$tag.json" | grep -E "^(time|throughput|VALIDATION)|^  (energy |scf_it|fock_b|hf_limit|bsopt_|batch_|eigensolve)|FAIL" || fail=1; }
@@ -91,8 +93,9 @@ nlchains)
   done
   echo "== nlchains cuda fput: cost of collecting mode energies (batch=0: never inside a rep)"
   run $sb "$res" cuda 1024 .batch-0 --reps 5 --param batch=0
-  echo "== nlchains cuda toda: two warps a chain (A/B for the default warp a chain at N = 1024)"
-  SB_NLC_TODA_MW=1 run $sb "$res" cuda 1024 .model-toda.toda-mw --reps 5 --param model=toda
+  echo "== nlchains cuda toda: two warps a chain (A/B for the default warp a chain at N = 1024; the same case, so not in results/)"
+  mkdir -p "$out/ab"
+  SB_NLC_TODA_MW=1 run $sb "$out/ab" cuda 1024 .model-toda.toda-mw --reps 5 --param model=toda
   echo "== nlchains cuda fput: the same collection, synchronous (A/B for collect=async)"
   run $sb "$res" cuda 1024 .collect-sync --reps 5 --param collect=sync
   for model in fput toda dnkg dnls; do
@@ -103,12 +106,14 @@ nlchains)
   run $sb "$res" reference 1024 .copies-64 --reps 3 --param copies=64
   ;;
 dnls-callbacks) # nlchains dnls: cuFFT store callbacks against the four passes (built here: static cuFFT)
-  bash tools/dnls_callbacks/run.sh "$out/dnls_cb" | tee "$out/res/$machine/nlchains.dnls-callbacks.txt" || fail=1
+  bash tools/dnls_callbacks/run.sh "$out/dnls_cb" | tee "$out/dnls_cb.txt" || fail=1
+  as_md "nlchains dnls: cuFFT store callbacks against the four passes" "tools/dnls_callbacks/run.sh" "$out/dnls_cb.txt" >"$res/nlchains.dnls-callbacks.md"
   ;;
 fullerene_ff)
   echo "== fullerene_ff: isomer counts vs OEIS A007894 (ff_enumerate, all cores)"
-  FF_COUNTS_PREBUILT=1 bash tools/isomer_counts.sh "${FF_COUNT_NMAX:-100}" | tee "$res/fullerene_ff.isomer_counts.txt"
+  FF_COUNTS_PREBUILT=1 bash tools/isomer_counts.sh "${FF_COUNT_NMAX:-100}" | tee "$out/isomer_counts.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || fail=1
+  as_md "fullerene_ff: isomer counts against OEIS A007894" "tools/isomer_counts.sh ${FF_COUNT_NMAX:-100}" "$out/isomer_counts.txt" >"$res/fullerene_ff.isomer_counts.md"
   run $sb "$res" cuda 200 "" --reps 5
   run $sb "$res" cuda 60 .isomers-all --reps 5 --param isomers=all
   run $sb "$res" cuda 200 .pipeline-2000 --reps 5 --param pipeline=2000

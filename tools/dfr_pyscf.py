@@ -13,7 +13,11 @@ Output: one tab-separated line per case, the format of kernels/dfratom_scf/data/
 
 Usage: python3 tools/dfr_pyscf.py ATOM K [ATOM K ...]     (pip install pyscf; about 2 CPU-min
 for Ne K=30, an hour for Xe K=30)
+       python3 tools/dfr_pyscf.py --basis FILE.json [FILE.json ...]
+The second form reads bases as job=bsize writes them (bsize_out=: K, alpha, beta, gamma, delta,
+the range first..last of the sequence per l) and prints rows of data/pyscf_dhf_ranges.tsv.
 """
+import json
 import math
 import sys
 import time
@@ -45,6 +49,36 @@ def dhf_energy(sym, K):
     nl = [K, c_lround(0.8 * K), c_lround(0.6 * K), c_lround(0.5 * K)][: lmax + 1]
     zeta = [ALPHA * beta ** (k - 1) for k in range(1, K + 1)]
     basis = [[l, [zeta[i], 1.0]] for l in range(lmax + 1) for i in range(nl[l])]
+    e, sec = dhf_run(sym, basis)
+    return Z, A, beta, nl, e, sec
+
+
+def wtbs_zeta(b, k):
+    """zeta_k as basis.c computes it: alpha beta^(k-1) [1 + gamma (k/K)^delta]"""
+    return b["alpha"] * b["beta"] ** (k - 1) * (1.0 + b["gamma"] * (k / b["K"]) ** b["delta"])
+
+
+def dhf_file(path):
+    """A row of pyscf_dhf_ranges.tsv for the basis file at path (job=bsize's bsize_out)"""
+    with open(path) as f:
+        b = json.load(f)
+    sym = b["atom"]
+    if sym not in ATOMS or b.get("charge", 0) != 0:
+        raise SystemExit(f"dfr_pyscf: {path}: {sym}: not a neutral closed-shell atom here ({', '.join(ATOMS)})")
+    Z, A, lmax = ATOMS[sym]
+    if b.get("hamiltonian") != "dirac" or b.get("nucleus") != "gauss" or b.get("c") != C_LIGHT:
+        raise SystemExit(f"dfr_pyscf: {path}: PySCF's rows are Dirac-Coulomb with the Gaussian nucleus and c = {C_LIGHT}")
+    rng = [b["ranges"].get(l, [0, 0]) for l in "spdf"]
+    basis = [[l, [wtbs_zeta(b, k), 1.0]] for l in range(lmax + 1) for k in range(rng[l][0], rng[l][1] + 1)]
+    e, sec = dhf_run(sym, basis)
+    cols = [sym, Z, A, b["K"], repr(b["alpha"]), repr(b["beta"]), repr(b["gamma"]), repr(b["delta"])]
+    cols += [x for r in rng for x in r] + [f"{e:.12f}", f"{sec:.0f}"]
+    return "\t".join(str(c) for c in cols)
+
+
+def dhf_run(sym, basis):
+    """PySCF's DHF energy of the neutral atom sym in basis (one uncontracted shell per exponent)"""
+    A = ATOMS[sym][1]
     lib.param.LIGHT_SPEED = C_LIGHT
     # Keep every basis function, as the kernel's dsygvd does: PySCF's default canonical
     # orthogonalisation drops small-component directions of a well-tempered basis (whose
@@ -61,11 +95,16 @@ def dhf_energy(sym, K):
     t = time.time()
     e = mf.kernel()
     if not mf.converged:
-        raise SystemExit(f"dfr_pyscf: {sym} K={K} did not converge")
-    return Z, A, beta, nl, e, time.time() - t
+        raise SystemExit(f"dfr_pyscf: {sym} ({len(basis)} shells) did not converge")
+    return e, time.time() - t
 
 
 def main(argv):
+    if argv[:1] == ["--basis"] and len(argv) > 1:
+        print(f"# pyscf {pyscf.__version__}, DHF (Dirac-Coulomb, with SSSS), c = {C_LIGHT}, Gaussian nucleus")
+        for path in argv[1:]:
+            print(dhf_file(path), flush=True)
+        return
     if len(argv) < 2 or len(argv) % 2:
         raise SystemExit(__doc__)
     print(f"# pyscf {pyscf.__version__}, DHF (Dirac-Coulomb, with SSSS), c = {C_LIGHT}, Gaussian nucleus")

@@ -2,6 +2,7 @@
  * reports that CUDA was not built in, and fails (error code, negative value or
  * NULL). The harness asks sb_cuda_available() first and never gets this far. */
 #include "sb_cuda.h"
+#include "sb_cuda_prof.h"
 
 #include <string.h>
 
@@ -73,6 +74,11 @@ int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
 
 int sb_cuda_sync(void) { return unavailable("sb_cuda_sync"); }
 
+int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+    *free_bytes = *total_bytes = 0;
+    return unavailable("sb_cuda_mem_info");
+}
+
 int sb_cuda_occupancy(const void *func, const char *name, int block, size_t dyn_smem, int grid,
                       sb_launch *out) {
     (void)func, (void)block, (void)dyn_smem, (void)grid;
@@ -88,4 +94,12 @@ int sb_cuda_selftest_occupancy(sb_launch *out) {
 int sb_cuda_report(int err, const char *call, const char *file, int line) {
     sb_error("CUDA error at %s:%d: %s: error %d (" SB_NO_CUDA ")", file, line, call, err);
     return SB_EXIT_RUNTIME;
+}
+
+int sb_cuda_profiler_start(void) { return unavailable("sb_cuda_profiler_start"); }
+int sb_cuda_profiler_stop(void) { return unavailable("sb_cuda_profiler_stop"); }
+int sb_cuda_selftest_copy(size_t bytes, int range) {
+    (void)bytes;
+    (void)range;
+    return unavailable("sb_cuda_selftest_copy");
 }

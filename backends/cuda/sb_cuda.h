@@ -50,6 +50,8 @@ void sb_cuda_free(void *p);
 int sb_cuda_memcpy_h2d(void *dst, const void *src, size_t bytes);
 int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes);
 int sb_cuda_sync(void); /* device synchronize + last error check */
+/* Free and total device memory in bytes (cudaMemGetInfo). */
+int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 
 /* Launch configuration report for a __global__ function (pass the function
  * pointer cast to const void*): registers, shared memory, resident blocks and

@@ -2,6 +2,7 @@
 // throughput, on the current device (sb_cuda_init selects it). Each result
 // is cached per process; a failed probe returns a negative value.
 #include "sb_cuda.h"
+#include "sb_cuda_prof.h"
 
 #include <cuda_runtime.h>
 
@@ -164,6 +165,28 @@ extern "C" double sb_cuda_probe_copy_bw(void) {
         done = 1;
     }
     return cached;
+}
+
+extern "C" int sb_cuda_selftest_copy(size_t bytes, int range) {
+    if (!usable("copy self-test")) return SB_EXIT_RUNTIME;
+    int sms = 0;
+    if (!device_sms(&sms)) return SB_EXIT_RUNTIME;
+    const size_t n = bytes / sizeof(uint4);
+    DevBuf src, dst;
+    SB_CU(cudaMalloc(&src.p, n * sizeof(uint4)));
+    SB_CU(cudaMalloc(&dst.p, n * sizeof(uint4)));
+    sb_launch L;
+    int rc = sb_cuda_occupancy((const void *)sb_probe_copy_kernel, "sb_probe_copy_kernel", kCopyBlock, 0, 0, &L);
+    if (rc) return rc;
+    const int grid = sms * L.blocks_per_sm;
+    sb_probe_fill_kernel<<<grid, kCopyBlock>>>((uint4 *)src.p, n);
+    SB_CU_LAUNCH();
+    if (range && (rc = sb_cuda_profiler_start())) return rc;
+    sb_probe_copy_kernel<<<grid, kCopyBlock>>>((const uint4 *)src.p, (uint4 *)dst.p, n);
+    SB_CU_LAUNCH();
+    if (range && (rc = sb_cuda_profiler_stop())) return rc;
+    SB_CU(cudaDeviceSynchronize());
+    return check_copy((const unsigned *)dst.p, 4 * n, "self-test") ? SB_OK : SB_EXIT_RUNTIME;
 }
 
 // ---- FMA throughput ---------------------------------------------------------------------

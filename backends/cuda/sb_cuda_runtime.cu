@@ -1,8 +1,10 @@
 // CUDA runtime layer: device selection and report, error reporting, events
 // timer, checked device memory, occupancy report. C interface (sb_cuda.h).
 #include "sb_cuda.h"
+#include "sb_cuda_prof.h"
 #include "sb_mpi.h"
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <cerrno>
@@ -20,6 +22,15 @@ static int sb_failed(cudaError_t e, const char *call, const char *file, int line
 
 extern "C" int sb_cuda_report(int err, const char *call, const char *file, int line) {
     cudaError_t e = (cudaError_t)err;
+    size_t free_b = 0, total_b = 0;
+    // Out of memory is the user's to fix (a smaller case), not a bug: say it plainly, with
+    // what the device has. The error is not sticky, so the query still answers.
+    if (e == cudaErrorMemoryAllocation && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+        sb_error("out of GPU memory at %s:%d (%s): %.2f GB of %.2f GB free; a smaller --size or fewer "
+                 "items per batch fits", file, line, call, free_b / 1e9, total_b / 1e9);
+        (void)cudaGetLastError();
+        return SB_EXIT_RUNTIME;
+    }
     sb_error("CUDA error at %s:%d: %s: %s: %s", file, line, call, cudaGetErrorName(e),
              cudaGetErrorString(e));
     return SB_EXIT_RUNTIME;
@@ -190,6 +201,12 @@ extern "C" void sb_cuda_free(void *p) {
     if (p) (void)SB_FAILED(cudaFree(p));
 }
 
+extern "C" int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
+    *free_bytes = *total_bytes = 0;
+    SB_CU(cudaMemGetInfo(free_bytes, total_bytes));
+    return SB_OK;
+}
+
 extern "C" int sb_cuda_memcpy_h2d(void *dst, const void *src, size_t bytes) {
     SB_CU(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return SB_OK;
@@ -203,6 +220,18 @@ extern "C" int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
 extern "C" int sb_cuda_sync(void) {
     SB_CU(cudaDeviceSynchronize());
     SB_CU(cudaGetLastError());
+    return SB_OK;
+}
+
+extern "C" int sb_cuda_profiler_start(void) {
+    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaProfilerStart());
+    return SB_OK;
+}
+
+extern "C" int sb_cuda_profiler_stop(void) {
+    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaProfilerStop());
     return SB_OK;
 }
 

@@ -120,7 +120,8 @@ void *sb_aligned_alloc(size_t bytes) {
     void *p = NULL;
     int rc = posix_memalign(&p, SB_ALIGN, rounded);
     if (rc != 0) {
-        sb_error("cannot allocate %zu bytes (%d-byte aligned): %s", bytes, SB_ALIGN, strerror(rc));
+        sb_error("out of memory: cannot allocate %zu bytes (%.2f GB) of host memory: %s", bytes, bytes / 1e9,
+                 strerror(rc));
         return NULL;
     }
     return p;

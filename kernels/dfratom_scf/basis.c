@@ -5,21 +5,29 @@
 #include "dfratom_scf/dfr.h"
 
 /* Huzinaga-Klobukowski well-tempered sequence, k = 1 .. (1-based) */
-static double wtbs_zeta(const dfr_wtbs *w, int k)
+double dfr_wtbs_zeta(const dfr_wtbs *w, int k)
 {
     return w->alpha * pow(w->beta, k - 1) * (1.0 + w->gamma * pow((double)k / w->K, w->delta));
 }
 
-int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f)
+int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f) { return dfr_basis_build_in(w, w, ns, y, f); }
+
+int dfr_basis_build_in(const dfr_wtbs *w, const dfr_wtbs *u, int ns, dfr_sym *y, dfr_fun *f)
 {
     memset(y, 0, sizeof *y);
     y->ns = ns;
     int nf = 0, moff = 0;
     for (int s = 0; s < ns; ++s) {
-        int kappa = dfr_kappa[s], l = dfr_l(kappa), n = w->n[l];
+        int kappa = dfr_kappa[s], l = dfr_l(kappa), n = u->n[l];
         if (n < 1 || n > DFR_MAXN) {
             sb_error("dfratom_scf: %d basis functions for l=%d (accepted 1..%d)", n, l, DFR_MAXN);
             return SB_EXIT_USAGE;
+        }
+        const int lo = w->start[l] - u->start[l], hi = lo + w->n[l]; /* w's range within u's */
+        if (lo < 0 || hi > n) {
+            sb_error("dfratom_scf: l=%d range %d..%d does not lie within the shape %d..%d", l, w->start[l],
+                     w->start[l] + w->n[l] - 1, u->start[l], u->start[l] + n - 1);
+            return SB_EXIT_RUNTIME;
         }
         y->n[s] = n;
         y->fun0[s] = nf;
@@ -38,12 +46,13 @@ int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f)
             y->pw[s][1][1] = l + 2;
         }
         for (int i = 0; i < n; ++i) {
-            double z = wtbs_zeta(w, w->start[l] + i);
+            double z = dfr_wtbs_zeta(w, u->start[l] + i);
             /* int_0^inf r^(2l+2) e^(-2 z r^2) dr = Gamma(l+3/2) / (2 (2z)^(l+3/2)) */
             double norm = 1.0 / sqrt(tgamma(l + 1.5) / (2.0 * pow(2.0 * z, l + 1.5)));
             dfr_fun *g = &f[nf + i];
             memset(g, 0, sizeof *g);
             g->zeta = z;
+            if (i < lo || i >= hi) continue; /* padding: zero coefficients */
             g->coef[0][0] = norm;
             if (kappa < 0) {
                 g->coef[1][0] = -2.0 * z * norm;

@@ -19,13 +19,13 @@
 #include "dfratom_scf/dfrcase.h"
 #include "sb_omp.h"
 
-/* Outcome of candidate j: energy (NAN unless converged), iterations, spectrum check */
-static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const dfr_case *d)
+/* Outcome of candidate j, run in shape y: energy (NAN unless converged), iterations, spectrum check */
+static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const dfr_case *d, const dfr_sym *y)
 {
     const double c = d->o.c;
     int bad = 0;
     if (!rc && d->o.ham == DFR_DIRAC) {
-        for (int s = 0; s < d->y.ns; ++s) bad += r->below_minus_c2[s] != d->y.n[s];
+        for (int s = 0; s < y->ns; ++s) bad += r->below_minus_c2[s] != y->n[s];
         bad += !(r->min_occ_eps > -2.0 * c * c);
     }
     o->energy[j] = !rc && r->converged ? r->energy : NAN;
@@ -34,33 +34,37 @@ static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const d
     o->bad_spectrum[j] = bad != 0;
 }
 
-static int eval_sequential(dfr_case *d, int j0, int n, dfr_batch_out *o)
+/* Candidates w[0 .. n) one after another, each a direct SCF in its own basis; outcomes at o[obase + i] */
+static int eval_sequential(dfr_case *d, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm)
 {
-    for (int j = j0; j < j0 + n; ++j) {
-        double alpha, beta;
+    for (int i = 0; i < n; ++i) {
         dfr_result r;
-        dfr_bsopt_start(d, j, &alpha, &beta);
-        double e = dfr_bsopt_energy(d, alpha, beta, &r);
-        record(o, j, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d);
+        double e = dfr_candidate_energy(d, &w[i], &r, warm ? &warm[i] : NULL);
+        record(o, obase + i, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d, &d->y);
         o->fock_builds += r.fock_builds;
-        sb_progress("dfratom_scf batch (sequential): candidate %d of %d", j - j0 + 1, n);
+        sb_progress("dfratom_scf batch (sequential): candidate %d of %d", i + 1, n);
     }
-    /* dfr_bsopt_energy left the last candidate's basis in the case: restore the case's own */
+    /* dfr_candidate_energy left the last candidate's basis in the case: restore the case's own */
     return dfr_basis_build(&d->w, d->y.ns, &d->y, d->f);
 }
 
-int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n)
+/* Candidates whose tensors fit in gib GiB, at least one, at most n */
+static int batch_fit(double gib, const dfr_tshape *t, int n)
 {
-    double fit = floor(d->batch_mem * 1073741824.0 / (8.0 * (double)t->per));
+    double fit = floor(gib * 1073741824.0 / (8.0 * (double)t->per));
     return fit < 1.0 ? 1 : fit < n ? (int)fit : n;
 }
+
+int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n) { return batch_fit(d->batch_mem, t, n); }
 
 typedef struct {
     const dfr_case *d;
     const dfr_tshape *t;
-    int B, par, nthr, lane; /* nthr: threads of its host loops; lane 0 reports progress */
+    const dfr_sym *y;      /* the shape every candidate runs in */
+    const dfr_wtbs *u;     /* its ranges */
+    int Bmax, B, par, nthr, lane; /* nthr: threads of its host loops; lane 0 reports progress */
     dfr_batch_out acc;     /* its timers and counts (records go to the caller's) */
-    dfr_fun *f;            /* B x nf */
+    dfr_fun *f;            /* Bmax x nf */
     dfr_scf_run **st;
     int *live, *rc;
     double **G;
@@ -75,7 +79,7 @@ typedef struct {
  * each candidate's next density step takes its solution (dfr_scf_eig_given). */
 static int gpu_eigensolves(chunk *k)
 {
-    for (int s = 0; s < k->d->y.ns; ++s) {
+    for (int s = 0; s < k->y->ns; ++s) {
         int n = 0, dim = 0;
         for (int c = 0; c < k->B; ++c) {
             if (!k->live[c]) continue;
@@ -95,29 +99,30 @@ static int gpu_eigensolves(chunk *k)
     return SB_OK;
 }
 
-/* One chunk [j0, j0 + B) to the end of every SCF; outcomes into o, timers into k->acc */
-static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
+/* The k->B candidates w[0 ..] to the end of every SCF (from warm's densities where given);
+ * outcomes into o from obase, timers into k->acc */
+static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, dfr_warm *warm)
 {
     dfr_batch_out *a = &k->acc;
     const dfr_case *d = k->d;
     const dfr_tshape *t = k->t;
-    const int B = k->B, nf = d->y.nf, gpu = d->backend == SB_BACKEND_CUDA;
+    const dfr_sym *ys = k->y;
+    const int B = k->B, nf = ys->nf, gpu = d->backend == SB_BACKEND_CUDA;
     double t0 = sb_clock_seconds();
 #pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr)
     for (int c = 0; c < B; ++c) {
-        dfr_wtbs w = d->w;
         dfr_sym y;
-        dfr_bsopt_start(d, j0 + c, &w.alpha, &w.beta);
         k->st[c] = NULL;
-        k->rc[c] = dfr_basis_build(&w, d->y.ns, &y, k->f + (long)c * nf);
-        if (!k->rc[c]) k->rc[c] = dfr_scf_begin(&d->atom, &d->y, k->f + (long)c * nf, &d->o, NULL, 0, &k->st[c]);
+        k->rc[c] = dfr_basis_build_in(&w[c], k->u, ys->ns, &y, k->f + (long)c * nf);
+        if (!k->rc[c]) k->rc[c] = dfr_scf_begin(&d->atom, ys, k->f + (long)c * nf, &d->o, NULL, 0, &k->st[c]);
+        if (!k->rc[c] && warm && warm[c].valid) dfr_scf_guess(k->st[c], warm[c].Dw);
         k->live[c] = !k->rc[c];
     }
     double t1 = sb_clock_seconds();
     int rc = SB_OK;
     if (!d->atom.one_electron) {
         if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &a->tabulated);
-        else a->tabulated += dfr_tensor_host(t, &d->y, k->f, B, k->T, k->par);
+        else a->tabulated += dfr_tensor_host(t, ys, k->f, B, k->T, k->par);
     }
     a->t_host += t1 - t0;
     a->t_tensor += sb_clock_seconds() - t1;
@@ -142,7 +147,7 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
             if (!k->live[c]) continue;
             const double *Dw;
             if ((k->rc[c] = dfr_scf_density(k->st[c], &Dw, &k->G[c]))) k->live[c] = 0;
-            else if (Dw) dfr_tshape_gather(t, &d->y, Dw, k->x + (long)c * t->xlen);
+            else if (Dw) dfr_tshape_gather(t, ys, Dw, k->x + (long)c * t->xlen);
         }
 #pragma omp single
         {
@@ -161,7 +166,7 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
         for (int c = 0; c < B; ++c) {
             if (!k->live[c]) continue;
             int done = 0;
-            if (!d->atom.one_electron) dfr_tshape_scatter(t, &d->y, k->yv + (long)c * t->ylen, k->G[c]);
+            if (!d->atom.one_electron) dfr_tshape_scatter(t, ys, k->yv + (long)c * t->ylen, k->G[c]);
             if ((k->rc[c] = dfr_scf_fock(k->st[c], &done)) || done) k->live[c] = 0;
             live += k->live[c];
         }
@@ -170,25 +175,27 @@ static int run_chunk(chunk *k, int j0, dfr_batch_out *o)
             a->t_host += (ts[1] - ts[0]) + (sb_clock_seconds() - ts[2]);
             a->t_contract += ts[2] - ts[1];
             if (!k->lane)
-                sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", j0, j0 + B - 1, live);
+                sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", obase, obase + B - 1,
+                            live);
         }
     }
     for (int c = 0; c < B; ++c) {
         dfr_result r;
         memset(&r, 0, sizeof r);
-        dfr_scf_end(k->st[c], &r, NULL);
-        record(o, j0 + c, k->rc[c], &r, d);
+        dfr_scf_end(k->st[c], &r, warm && !k->rc[c] ? warm[c].Dw : NULL);
+        if (warm) warm[c].valid = !k->rc[c] && r.converged;
+        record(o, obase + c, k->rc[c], &r, d, ys);
         a->fock_builds += r.fock_builds;
     }
     return rc;
 }
 
-/* Host buffers (and on cuda the device state) of a lane of B candidates */
-static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, int B)
+/* Host buffers (and on cuda the device state) of a lane of up to B candidates */
+static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, const dfr_sym *y, const dfr_wtbs *u, int B)
 {
     const int gpu = d->backend == SB_BACKEND_CUDA;
-    k->d = d, k->t = t, k->B = B, k->par = d->backend != SB_BACKEND_REFERENCE;
-    k->f = calloc((size_t)B * d->y.nf, sizeof *k->f);
+    k->d = d, k->t = t, k->y = y, k->u = u, k->Bmax = k->B = B, k->par = d->backend != SB_BACKEND_REFERENCE;
+    k->f = calloc((size_t)B * y->nf, sizeof *k->f);
     k->st = calloc(B, sizeof *k->st);
     k->live = calloc(B, sizeof *k->live), k->rc = calloc(B, sizeof *k->rc);
     k->G = calloc(B, sizeof *k->G);
@@ -198,8 +205,8 @@ static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, int B)
     if (gpu && d->eig_gpu) {
         const int m = d->o.ham == DFR_DIRAC ? 2 : 1;
         size_t maxdd = 0;
-        for (int s = 0; s < d->y.ns; ++s) {
-            const size_t dim = (size_t)m * d->y.n[s];
+        for (int s = 0; s < y->ns; ++s) {
+            const size_t dim = (size_t)m * y->n[s];
             k->eF[s] = malloc(sizeof(double) * B * dim * dim), k->eW[s] = malloc(sizeof(double) * B * dim);
             bad |= !k->eF[s] || !k->eW[s];
             maxdd = dim * dim > maxdd ? dim * dim : maxdd;
@@ -212,7 +219,7 @@ static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, int B)
                  "batch_mem)", B, 8e-9 * B * t->per);
         return SB_EXIT_RUNTIME;
     }
-    return gpu ? dfr_batch_cuda_create(t, &d->y, B, &k->gpu) : SB_OK;
+    return gpu ? dfr_batch_cuda_create(t, y, B, &k->gpu) : SB_OK;
 }
 
 static void chunk_free(chunk *k)
@@ -223,42 +230,67 @@ static void chunk_free(chunk *k)
     free(k->eL), free(k->eidx);
 }
 
-/* Chunks of up to Bl candidates starting at first, first + stride, ... before end */
-static int run_lane(chunk *k, int first, int end, int Bl, int stride, dfr_batch_out *o)
+/* Chunks of up to k->Bmax candidates of w starting at first, first + stride, ... before end */
+static int run_lane(chunk *k, const dfr_wtbs *w, int first, int end, int stride, dfr_batch_out *o, int obase,
+                    dfr_warm *warm)
 {
     int rc = SB_OK;
     for (int j = first; j < end && !rc; j += stride) {
-        k->B = end - j < Bl ? end - j : Bl;
-        rc = run_chunk(k, j, o);
+        k->B = end - j < k->Bmax ? end - j : k->Bmax;
+        rc = run_chunk(k, w + j, o, obase + j, warm ? warm + j : NULL);
     }
     return rc;
 }
 
-/* On cuda the chunk is two lanes of half the candidates, each a host thread with half the
- * cores, so that one lane's host steps (densities, Fock matrices, DIIS) run while the other's
- * eigen-solves and contractions run on the GPU. Lane l takes sub-chunks l, l + 2, ... */
-static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
-{
+/* Candidates of one shape, their buffers kept from run to run (dfrcase.h). On cuda a chunk is
+ * two lanes of half the candidates, each a host thread with half the cores, so that one lane's
+ * host steps (densities, Fock matrices, DIIS) run while the other's eigen-solves and
+ * contractions run on the GPU. Lane l takes sub-chunks l, l + 2, ... */
+struct dfr_batcher {
+    dfr_case *d;
+    dfr_wtbs u;
+    dfr_sym y;
+    dfr_fun *f0;   /* the shape's basis in u's own exponents: numbers the integral tables */
+    dfr_gbuild g;  /* the shape's output list */
     dfr_tshape t;
+    int B, lanes;  /* candidates in flight, lanes they run in */
     chunk k[2];
-    memset(k, 0, sizeof k);
-    int rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC);
-    const int B = rc ? 1 : dfr_batch_chunk(d, &t, n), gpu = d->backend == SB_BACKEND_CUDA;
-    const int lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1, Bl = (B + lanes - 1) / lanes;
-    const int threads = omp_get_max_threads();
-    o->chunk = B;
-    o->table_per = t.tab ? t.tab->per : 0;
-    for (int l = 0; l < lanes && !rc; ++l) {
-        rc = chunk_alloc(&k[l], d, &t, Bl);
-        k[l].nthr = lanes == 2 ? (threads + 1 - l) / 2 : threads, k[l].lane = l;
-        if (k[l].nthr < 1) k[l].nthr = 1;
+};
+
+int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr_batcher **out)
+{
+    dfr_batcher *b = calloc(1, sizeof *b);
+    *out = b;
+    if (!b || !(b->f0 = calloc((size_t)DFR_NSYM * DFR_MAXN, sizeof *b->f0))) return SB_EXIT_RUNTIME;
+    b->d = d, b->u = *u;
+    int rc = dfr_basis_build(u, d->y.ns, &b->y, b->f0);
+    if (!rc) rc = dfr_gbuild_init(&b->g, &b->y, b->f0, d->o.ham == DFR_DIRAC);
+    if (!rc) rc = dfr_tshape_init(&b->t, &b->g, d->o.ham == DFR_DIRAC);
+    if (rc) return rc;
+    const int B = b->B = batch_fit(gib, &b->t, nmax), gpu = d->backend == SB_BACKEND_CUDA;
+    b->lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1;
+    const int Bl = (B + b->lanes - 1) / b->lanes, threads = omp_get_max_threads();
+    for (int l = 0; l < b->lanes && !rc; ++l) {
+        rc = chunk_alloc(&b->k[l], d, &b->t, &b->y, &b->u, Bl);
+        b->k[l].nthr = b->lanes == 2 ? (threads + 1 - l) / 2 : threads, b->k[l].lane = l;
+        if (b->k[l].nthr < 1) b->k[l].nthr = 1;
     }
+    return rc;
+}
+
+int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm)
+{
+    chunk *k = b->k;
+    const int Bl = k[0].Bmax;
+    int rc = SB_OK;
+    o->chunk = b->B;
+    o->table_per = b->t.tab->per;
     /* the candidates' small eigen-solves run side by side: one BLAS thread each */
     const int blas_threads = openblas_get_num_threads();
     if (k[0].par) openblas_set_num_threads(1);
-    if (!rc && lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
-        rc = run_lane(&k[0], j0, j0 + n, Bl, Bl, o);
-    if (!rc && lanes == 2) {
+    if (b->lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
+        rc = run_lane(&k[0], w, 0, n, Bl, o, obase, warm);
+    else {
         int lrc[2] = {0, 0};
         const int nested = omp_get_max_active_levels();
         omp_set_max_active_levels(2);
@@ -268,29 +300,58 @@ static int eval_batched(dfr_case *d, int j0, int n, dfr_batch_out *o)
 #pragma omp parallel num_threads(2) proc_bind(spread)
         {
             const int l = omp_get_thread_num();
-            lrc[l] = run_lane(&k[l], j0 + l * Bl, j0 + n, Bl, 2 * Bl, o);
+            lrc[l] = run_lane(&k[l], w, l * Bl, n, 2 * Bl, o, obase, warm);
         }
         omp_set_max_active_levels(nested);
         rc = lrc[0] ? lrc[0] : lrc[1];
     }
     if (k[0].par) openblas_set_num_threads(blas_threads);
-    for (int l = 0; l < lanes; ++l) {
-        const dfr_batch_out *a = &k[l].acc;
+    for (int l = 0; l < b->lanes; ++l) {
+        dfr_batch_out *a = &k[l].acc;
         o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;
         o->fock_builds += a->fock_builds, o->tabulated += a->tabulated;
-        chunk_free(&k[l]);
+        a->t_host = a->t_tensor = a->t_contract = a->t_eig = 0.0;
+        a->fock_builds = a->tabulated = 0;
     }
-    dfr_tshape_free(&t);
     return rc;
 }
 
+void dfr_batcher_free(dfr_batcher *b)
+{
+    if (!b) return;
+    for (int l = 0; l < 2; ++l) chunk_free(&b->k[l]);
+    dfr_tshape_free(&b->t);
+    dfr_gbuild_free(&b->g);
+    free(b->f0);
+    free(b);
+}
+
+int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase,
+                   dfr_warm *warm)
+{
+    if (engine == DFR_ENGINE_SEQUENTIAL) return eval_sequential(d, w, n, o, obase, warm);
+    dfr_batcher *b;
+    int rc = dfr_batcher_create(d, u, n, d->batch_mem, &b);
+    if (!rc) rc = dfr_batcher_run(b, w, n, o, obase, warm);
+    dfr_batcher_free(b);
+    return rc;
+}
+
+/* Candidates j0 .. j0+n-1: the case's basis moved by bsopt's start offsets */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
 {
     o->fock_builds = 0;
     o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
     o->chunk = 1;
     o->tabulated = 0, o->table_per = 0;
-    int rc = engine == DFR_ENGINE_SEQUENTIAL ? eval_sequential(d, j0, n, o) : eval_batched(d, j0, n, o);
+    dfr_wtbs *w = malloc(sizeof *w * (size_t)n);
+    if (!w) return SB_EXIT_RUNTIME;
+    for (int i = 0; i < n; ++i) {
+        w[i] = d->w;
+        dfr_bsopt_start(d, j0 + i, &w[i].alpha, &w[i].beta);
+    }
+    int rc = dfr_batch_list(d, engine, &d->w, w, n, o, j0, NULL);
+    free(w);
     sb_progress_done();
     return rc;
 }

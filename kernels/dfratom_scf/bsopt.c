@@ -22,19 +22,26 @@ static void bs_params(const double *x, double *alpha, double *beta)
     *beta = 1.0 + exp(x[1]);
 }
 
+double dfr_candidate_energy(dfr_case *d, const dfr_wtbs *w, dfr_result *r, dfr_warm *warm)
+{
+    memset(r, 0, sizeof *r);
+    dfr_gbuild g;
+    int ns = d->y.ns, rc;
+    if (dfr_basis_build(w, ns, &d->y, d->f) || dfr_builder_init(d, &g)) return NAN;
+    const double *Dw0 = warm && warm->valid ? warm->Dw : NULL;
+    rc = dfr_scf_from(&d->atom, &d->y, d->f, &d->o, &g, Dw0, r, 0, warm ? warm->Dw : NULL);
+    dfr_builder_free(d, &g);
+    if (warm) warm->valid = !rc && r->converged;
+    return rc || !r->converged ? NAN : r->energy;
+}
+
 /* One SCF in basis (alpha, beta); the energy, or NAN when it cannot be done */
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r)
 {
-    memset(r, 0, sizeof *r);
     dfr_wtbs w = d->w;
     w.alpha = alpha;
     w.beta = beta;
-    dfr_gbuild g;
-    int ns = d->y.ns, rc;
-    if (dfr_basis_build(&w, ns, &d->y, d->f) || dfr_builder_init(d, &g)) return NAN;
-    rc = dfr_scf(&d->atom, &d->y, d->f, &d->o, &g, r, 0, NULL);
-    dfr_builder_free(d, &g);
-    return rc || !r->converged ? NAN : r->energy;
+    return dfr_candidate_energy(d, &w, r, NULL);
 }
 
 static double objective(unsigned n, const double *x, double *grad, void *data)

@@ -11,6 +11,9 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <mutex>
 
 #include "dfratom_scf/dfr_math.h"
 #include "sb_cuda.h"
@@ -18,6 +21,22 @@
 #define DFR_BLOCK 128
 
 __constant__ dfr_sym c_sym;
+
+// c_sym holds one basis shape at a time, and a run may switch between several (job=bsize: a
+// batch per group of candidate sizes, direct SCFs between them): every user names the shape it
+// needs, and it is copied only when it differs from the one in place. The two lanes of a batch
+// name the same shape, so neither copies while the other's kernels read it.
+static std::mutex c_sym_mu;
+static dfr_sym c_sym_host;
+static bool c_sym_set = false;
+static cudaError_t use_sym(const dfr_sym *y)
+{
+    std::lock_guard<std::mutex> lock(c_sym_mu);
+    if (c_sym_set && !memcmp(&c_sym_host, y, sizeof *y)) return cudaSuccess;
+    cudaError_t e = cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym));
+    if (e == cudaSuccess) c_sym_host = *y, c_sym_set = true;
+    return e;
+}
 
 typedef struct {
     dfr_fun *fun;
@@ -58,6 +77,7 @@ static int g_cuda(dfr_gbuild *g, const double *D, double *G)
 {
     dfr_dev *d = (dfr_dev *)g->priv;
     size_t bytes = sizeof(double) * d->set;
+    SB_CU(use_sym(g->sym));
     SB_CU(cudaMemcpy(d->D, D, bytes, cudaMemcpyHostToDevice));
     dfr_g_kernel<<<g->nout, DFR_BLOCK>>>(d->fun, d->out, d->D, d->G);
     SB_CU(cudaGetLastError());
@@ -72,7 +92,7 @@ extern "C" int dfr_g_cuda_init(dfr_gbuild *g)
     g->priv = d;
     g->build = g_cuda;
     d->set = dfr_set_size(g->sym);
-    SB_CU(cudaMemcpyToSymbol(c_sym, g->sym, sizeof(dfr_sym)));
+    SB_CU(use_sym(g->sym));
     SB_CU(cudaMalloc(&d->fun, sizeof(dfr_fun) * g->sym->nf));
     SB_CU(cudaMalloc(&d->out, sizeof(int) * g->nout));
     SB_CU(cudaMalloc(&d->D, sizeof(double) * d->set));
@@ -305,7 +325,7 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
     SB_CU(cudaMalloc(&b->tb, sizeof(dfr_etab)));
     SB_CU(lane_copy(b->tb, t->tab, sizeof(dfr_etab), cudaMemcpyHostToDevice));
     SB_CU(cudaMalloc(&b->tab, ebytes * b->group));
-    SB_CU(cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym)));
+    SB_CU(use_sym(y));
     SB_CU(cudaMalloc(&b->outd, sizeof(int) * (t->nd + 1)));
     SB_CU(cudaMalloc(&b->outx, sizeof(int) * (t->nx + 1)));
     SB_CU(cudaMalloc(&b->fun, sizeof(dfr_fun) * (size_t)Bmax * y->nf));
@@ -326,6 +346,7 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *
         sb_error("dfratom_scf: %d candidates, but the batch buffers hold 1 .. %d", B, b->Bmax);
         return SB_EXIT_RUNTIME;
     }
+    SB_CU(use_sym(&b->sym));
     SB_CU(lane_copy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
     const dfr_etab *tb = b->t.tab;
     for (int c0 = 0; c0 < B; c0 += b->group) {

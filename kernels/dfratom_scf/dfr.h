@@ -44,6 +44,10 @@ typedef struct {
     double zeta;
     double coef[2][2];
 } dfr_fun;
+/* A padding function (all coefficients zero) holds a place in a larger shape, so that bases of
+ * different sizes run as one batch (dfr_basis_build_in). Its integrals vanish; the SCF gives
+ * it a decoupled diagonal, far from the occupied orbitals (scf.c). */
+static inline int dfr_fun_is_pad(const dfr_fun *f) { return f->coef[0][0] == 0.0; }
 
 /* A packed matrix set holds, per symmetry s, the three N_s x N_s blocks LL, LS, SS
  * (column-major, SL = LS^T) from moff[s]: 3 sum_s N_s^2 doubles. */
@@ -136,6 +140,11 @@ typedef struct {
     int start[DFR_NSYM / 2 + 1];  /* first index (1-based) into the s sequence per l */
 } dfr_wtbs;
 int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f);
+/* Basis w in the shape of u (every range of w within u's): u's functions outside w's ranges
+ * become padding (dfr_fun_is_pad), with w's exponents at their places in the sequence */
+int dfr_basis_build_in(const dfr_wtbs *w, const dfr_wtbs *u, int ns, dfr_sym *y, dfr_fun *f);
+/* zeta_k of the sequence, k = 1 .. */
+double dfr_wtbs_zeta(const dfr_wtbs *w, int k);
 
 /* One-electron matrices per symmetry, packed like D: LL = S^LL, LS unused, SS = S^SS (metric),
  * and V (LL = V^LL, SS = V^SS). */
@@ -145,6 +154,9 @@ void dfr_oneint(const dfr_sym *y, const dfr_fun *f, int Z, const dfr_scf_opts *o
 /* Dw_out (optional, dfr_set_size doubles): the final occupation-weighted density */
 int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
             dfr_gbuild *g, dfr_result *r, int verbose, double *Dw_out);
+/* The same from the weighted density Dw0 (NULL: the core Hamiltonian), see dfr_scf_guess */
+int dfr_scf_from(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
+                 const double *Dw0, dfr_result *r, int verbose, double *Dw_out);
 /* The same SCF in steps, so that a batch can run many in lockstep (batch.c): begin, then
  * repeat { density: diagonalise and occupy, giving the weighted density Dw (NULL: one electron,
  * no build) and the zeroed packed G to fill (upper triangles of LL and SS, all of LS); fock:
@@ -163,6 +175,11 @@ int dfr_scf_fock(dfr_scf_run *st, int *done);
 int dfr_scf_eig_input(const dfr_scf_run *st, int s, const double **F, const double **L);
 void dfr_scf_eig_given(dfr_scf_run *st, int s, const double *w, const double *C);
 void dfr_scf_end(dfr_scf_run *st, dfr_result *r, double *Dw_out);
+/* Start from the weighted density Dw0 (packed like Dw_out, the same shape) instead of the core
+ * Hamiltonian's orbitals: the first density step takes it as it is. A converged density of a
+ * nearby basis (the previous point of a basis optimisation) saves most of the iterations. Dw0
+ * must live until the first density step. */
+void dfr_scf_guess(dfr_scf_run *st, const double *Dw0);
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c);
 
 /* ---- a batch of candidate bases with stored integrals (batch.c) ----

@@ -3,7 +3,7 @@
 #define DFRCASE_H
 #include "dfratom_scf/dfr.h"
 
-enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2, DFR_JOB_BATCH = 3 };
+enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2, DFR_JOB_BATCH = 3, DFR_JOB_BSIZE = 4 };
 enum { DFR_ENGINE_BATCHED = 0, DFR_ENGINE_SEQUENTIAL = 1 };
 
 /* A batch's per-candidate outcomes (batch.c) */
@@ -27,6 +27,40 @@ typedef struct {
     double scan_best;     /* bsopt_scan: the lowest scanned energy (NAN: no scan) */
     int scan_scfs, scan_fock_builds;
 } dfr_bsopt_result;
+
+/* job=bsize: the workflow's settings and outcome (bsize.c) */
+enum { DFR_REF_AUTO = 0, DFR_REF_LIMIT = 1, DFR_REF_LARGE = 2, DFR_REF_VALUE = 3 };
+#define DFR_BSIZE_STEPS 8  /* the start basis's optimisation, then the seven range ends */
+#define DFR_BSIZE_ENDS 7   /* upper ends f, d, p, s, lower ends f, d, p: the local checks */
+typedef struct {
+    int max;              /* start size per symmetry */
+    double tol;           /* relative error allowed against the reference */
+    int ref_kind;         /* DFR_REF_*; AUTO resolved at setup */
+    double ref_value;     /* DFR_REF_VALUE: given, Eh */
+    int evals;            /* NEWUOA evaluations per candidate */
+    int groups;           /* batched engine: candidate sizes padded in this many groups per step */
+    int steps;            /* steps run (1 .. DFR_BSIZE_STEPS): a shorter workflow for timings */
+    int local_check;      /* 1: re-optimise the final basis less one function at each shrunk end */
+    int warm;             /* 1: each candidate's SCF starts from its previous point's density */
+    char out[192];        /* the final basis as JSON (empty: not written) */
+} dfr_bsize_opts;
+
+typedef struct {
+    double e_start, e_final, e_ref, err_rel; /* the start basis optimised; the final basis */
+    int ref_kind;         /* DFR_REF_LIMIT, LARGE or VALUE */
+    dfr_wtbs start, final;
+    int scfs, rounds, failed_scfs, fock_builds;
+    double seconds, t_tensor, t_contract, t_host, t_eig;
+    int step_chosen[DFR_BSIZE_STEPS];         /* size chosen at each step (-1: not run) */
+    int step_cands[DFR_BSIZE_STEPS];
+    int nlocal;                               /* ends checked for local minimality */
+    int local_l[DFR_BSIZE_ENDS], local_hi[DFR_BSIZE_ENDS];
+    double local_err[DFR_BSIZE_ENDS];         /* error after removing one more function (INFINITY: cannot) */
+    double items;                             /* radial 2e integrals of every SCF's builds, own bases */
+    double rank_items;                        /* the part of them this rank computed */
+    char json[4096];                          /* the final basis, as written */
+    char *report;                             /* the workflow's tables, printed by finish */
+} dfr_bsize_result;
 
 typedef struct {
     dfr_atom atom;
@@ -52,12 +86,25 @@ typedef struct {
     double batch_mem;     /* GiB of integral tensors in flight */
     dfr_batch_out bo;     /* the timed run's outcomes */
     double batch_time;    /* seconds of the last repetition */
+    dfr_bsize_opts bz;    /* job=bsize */
+    dfr_bsize_result bzr;
+    double basis_energy;  /* basis=FILE: the energy it records for the case's settings (NAN: none) */
 } dfr_case;
 
 /* The case's backend Fock builder for its current basis (kernel.c) */
 int dfr_builder_init(dfr_case *d, dfr_gbuild *g);
 void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
+/* A candidate's last converged weighted density (packed in the shape its SCFs run in), to start
+ * its next SCF from (dfr_scf_guess): the points of a basis optimisation lie close together */
+typedef struct {
+    double *Dw;
+    int valid;
+} dfr_warm;
+/* One direct SCF in basis w with the case's backend (the case's basis is left at w's), from
+ * warm's density where valid (warm may be NULL), which it then holds; the energy, or NAN when it
+ * cannot be done */
+double dfr_candidate_energy(dfr_case *d, const dfr_wtbs *w, dfr_result *r, dfr_warm *warm);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
 /* Start j's basis parameters: the case's basis for j = 0, else Halton offsets of (ln alpha,
  * ln(beta - 1)) around it (bsopt.c); also candidate j of a batch */
@@ -65,6 +112,49 @@ void dfr_bsopt_start(const dfr_case *d, int j, double *alpha, double *beta);
 /* Candidates j0 .. j0+n-1 of a batch with engine DFR_ENGINE_*; o from dfr_batch_out_alloc(batch) */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
 int dfr_batch_out_alloc(dfr_batch_out *o, int n);
+/* Candidates w[0 .. n) with engine DFR_ENGINE_*, outcomes at o[obase ..]; timers and builds add
+ * to o's; warm (NULL, or n of them, each in the shape its candidate runs in) as in
+ * dfr_candidate_energy. The batched engine runs them in the shape u (every range of each w within u's: the
+ * functions a candidate lacks are padding, dfr_basis_build_in); the sequential one each in its own
+ * basis. A batcher keeps the shape's buffers (on cuda its device memory) from run to run. */
+int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase,
+                   dfr_warm *warm);
+typedef struct dfr_batcher dfr_batcher;
+/* up to nmax candidates at a time, their tensors within gib GiB (more run in chunks) */
+int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr_batcher **b);
+/* warm: NULL, or n candidates' densities in the batcher's shape (u), used and updated */
+int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm);
+void dfr_batcher_free(dfr_batcher *b);
+
+/* Many NEWUOA minimisations in lockstep (lockstep.c): start n of dimension dim from x0 (n x dim);
+ * then repeatedly take the points every running one asks for (idx: which, X: m x dim; returns
+ * m, 0 when all have ended) and hand back their values; finally read each one's best point. */
+typedef struct {
+    int maxeval;
+    double ftol_abs, xtol_rel;
+} dfr_lockstep_opts;
+typedef struct dfr_lockstep dfr_lockstep;
+int dfr_lockstep_start(int n, int dim, const double *x0, const double *step, const dfr_lockstep_opts *o,
+                       dfr_lockstep **ls);
+int dfr_lockstep_points(dfr_lockstep *ls, int *idx, double *X);
+void dfr_lockstep_values(dfr_lockstep *ls, int m, const int *idx, const double *f);
+/* Ends optimisation i at the value it is handed next (NLopt's forced stop) */
+void dfr_lockstep_stop(dfr_lockstep *ls, int i);
+/* Optimisation i: its best point and value, evaluations; returns NLopt's result code */
+int dfr_lockstep_result(const dfr_lockstep *ls, int i, double *x, double *f, int *evals);
+void dfr_lockstep_free(dfr_lockstep *ls);
+
+/* job=bsize (bsize.c, bsize_io.c) */
+int dfr_bsize(dfr_case *d);
+/* The numerical HF limit of the case's atom, Eh (NAN: none tabulated, or not the NR point-nucleus
+ * neutral atom it is a limit of) */
+double dfr_hf_limit(const dfr_case *d);
+/* A basis as JSON (basis_file.c: atom, K, alpha .. delta, the range of each occupied l, and the
+ * energy with the settings it was computed with) and back. Read fills w (K, parameters, ranges)
+ * for the case's atom, and *energy with the file's energy where its Hamiltonian, nucleus, c and
+ * charge are the case's (else NAN); 0, or SB_EXIT_USAGE with one line naming what is wrong. */
+int dfr_basis_json(const dfr_case *d, const dfr_wtbs *w, double energy, char *buf, size_t n);
+int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wtbs *w, double *energy);
 void dfr_batch_out_free(dfr_batch_out *o);
 /* Candidates in flight together out of n: as many tensors as fit in batch_mem, at least one */
 int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n);

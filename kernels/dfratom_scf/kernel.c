@@ -6,6 +6,7 @@
 
 #include "dfratom_scf/dfratom_scf.h"
 #include "dfratom_scf/dfrcase.h"
+#include "sb_mpi.h"
 #include "sb_omp.h"
 
 #ifndef SB_HAVE_CUDA
@@ -66,13 +67,28 @@ static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
     {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
     {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
-                   "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases)"},
+                   "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases) | "
+                   "bsize (the smallest basis within bsize_tol of the reference, range end by range end)"},
+    {"basis", "", "job=scf/fock: the basis from this JSON file (job=bsize's bsize_out), instead of SIZE, alpha .. nf"},
+    {"bsize_max", "40", "job=bsize: start basis s(1:M) p(1:M) d(1:M) f(1:M), K = M (SIZE is not used)"},
+    {"bsize_tol", "5e-8", "job=bsize: relative energy error allowed against the reference"},
+    {"bsize_ref", "auto", "job=bsize: limit (numerical HF limit; nonrelativistic, point nucleus) | large (the optimised "
+                          "start basis) | an energy in Eh; auto: limit without, large with the Dirac Hamiltonian"},
+    {"bsize_evals", "60", "job=bsize: NEWUOA evaluations (SCFs) per candidate, over alpha, beta, gamma, delta"},
+    {"bsize_groups", "4", "job=bsize, batched engine: a step's candidates, by size, in this many groups, each padded to "
+                          "its largest (batch_mem is shared among them)"},
+    {"bsize_steps", "8", "job=bsize: steps run (the start basis, upper ends f d p s, lower ends f d p)"},
+    {"bsize_local", "1", "job=bsize: 1 re-optimises the final basis less one function at every shrunk end (checks)"},
+    {"bsize_out", "", "job=bsize: write the final basis as JSON to this file"},
+    {"bsize_warm", "1", "job=bsize: 1 starts each candidate's SCF from the density of its previous point, 0 from the "
+                        "core Hamiltonian"},
     {"batch", "256", "job=batch: candidate bases, the case's basis and bsopt's Halton offsets around it"},
-    {"batch_engine", "batched", "job=batch: batched (the SCFs in lockstep, integrals stored per candidate, one "
+    {"batch_engine", "batched", "job=batch, bsize: batched (the SCFs in lockstep, integrals stored per candidate, one "
                                 "batched contraction per iteration) | sequential (one direct SCF after another)"},
     {"batch_check", "16", "job=batch: candidates validated against the other engine"},
-    {"batch_mem", "8", "job=batch: GiB of stored integrals in flight (more candidates run in chunks)"},
-    {"batch_lanes", "2", "job=batch on cuda: 2 runs each chunk as two halves whose host steps and GPU work overlap, 1 as one"},
+    {"batch_mem", "8", "job=batch, bsize: GiB of stored integrals in flight (more candidates run in chunks)"},
+    {"batch_lanes", "2", "job=batch, bsize on cuda: 2 runs each chunk as two halves whose host steps and GPU work "
+                         "overlap, 1 as one"},
     {"bsopt_evals", "40", "bsopt: SCF evaluations allowed (NEWUOA maxeval), per start"},
     {"bsopt_starts", "1", "bsopt: NEWUOA starts, the case's basis and Halton offsets around it; the best "
                           "optimum wins (under mpirun the starts are dealt to the ranks)"},
@@ -86,7 +102,8 @@ static const sb_param_spec dfr_params[] = {
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
-    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps"},
+    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
+                     "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
     {"gamma", "0", "well-tempered gamma"},
     {"delta", "0", "well-tempered delta"},
     {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
@@ -149,7 +166,8 @@ static int dfr_prepare(sb_case *c)
     int rc;
     if (d->eig_gpu && (rc = dfr_eig_cuda_create(&d->y, d->o.ham == DFR_DIRAC, &d->eig))) return rc;
     if ((rc = dfr_builder_init(d, &d->g))) return rc;
-    if (c->backend == SB_BACKEND_CUDA && d->job == DFR_JOB_BATCH && d->engine == DFR_ENGINE_BATCHED) {
+    if (c->backend == SB_BACKEND_CUDA && (d->job == DFR_JOB_BATCH || d->job == DFR_JOB_BSIZE) &&
+        d->engine == DFR_ENGINE_BATCHED) {
         /* the batched engine never launches the direct build: report its tensor pass (one chunk) */
         dfr_tshape t;
         if ((rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC))) return rc;
@@ -186,6 +204,7 @@ static int dfr_run(sb_case *c)
         d->batch_time = sb_clock_seconds() - t0;
         return rc;
     }
+    if (d->job == DFR_JOB_BSIZE) return dfr_bsize(d);
     if (d->job == DFR_JOB_BSOPT) {
         dfr_wtbs start = d->w; /* every repetition optimises from the same start */
         int rc = dfr_bsopt(d);
@@ -235,6 +254,53 @@ static int batch_counters(sb_case *c, dfr_case *d)
     return SB_OK;
 }
 
+/* job=bsize: the workflow's tables (stdout, rank 0), its outcome and where the time went */
+static int bsize_counters(sb_case *c, dfr_case *d)
+{
+    sb_counters *cs = &c->counters;
+    const dfr_bsize_result *b = &d->bzr;
+    if (b->report && !c->params->quiet && sb_mpi_rank() == 0) fputs(b->report, stdout), fflush(stdout);
+    c->work.items = b->items;
+    c->rank_items = b->rank_items;
+    c->work.bytes = 0.0; /* the stored tensors' traffic depends on the engine: no single model */
+    sb_counter_set(cs, "bsize_energy", b->e_final, "Eh");
+    sb_counter_set(cs, "bsize_reference", b->e_ref, "Eh");
+    sb_counter_set(cs, "bsize_reference_hf_limit", b->ref_kind == DFR_REF_LIMIT, "1");
+    sb_counter_set(cs, "bsize_error_rel", b->err_rel, "1");
+    sb_counter_set(cs, "bsize_tol", d->bz.tol, "1");
+    sb_counter_set(cs, "bsize_energy_start", b->e_start, "Eh");
+    sb_counter_set(cs, "bsize_scfs", b->scfs, "1");
+    sb_counter_set(cs, "bsize_failed_points", b->failed_scfs, "1");
+    sb_counter_set(cs, "bsize_rounds", b->rounds, "1");
+    sb_counter_set(cs, "bsize_scfs_per_s", b->scfs / b->seconds, "SCF/s");
+    sb_counter_set(cs, "bsize_fock_builds", b->fock_builds, "1");
+    sb_counter_set(cs, "bsize_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");
+    if (d->engine == DFR_ENGINE_BATCHED) {
+        sb_counter_set(cs, "bsize_time_tensors", b->t_tensor, "s");
+        sb_counter_set(cs, "bsize_time_contractions", b->t_contract, "s");
+        sb_counter_set(cs, "bsize_time_host_scf", b->t_host, "s");
+        if (d->eig_gpu) sb_counter_set(cs, "bsize_time_gpu_eigensolves", b->t_eig, "s");
+    }
+    static const char *const first[4] = {"bsize_s_first", "bsize_p_first", "bsize_d_first", "bsize_f_first"};
+    static const char *const last[4] = {"bsize_s_last", "bsize_p_last", "bsize_d_last", "bsize_f_last"};
+    int funs = 0, funs0 = 0;
+    for (int s = 0; s < d->y.ns; ++s) {
+        const int l = dfr_l(dfr_kappa[s]);
+        funs += b->final.n[l], funs0 += b->start.n[l];
+        if (s && l == dfr_l(dfr_kappa[s - 1])) continue;
+        sb_counter_set(cs, first[l], b->final.start[l], "1");
+        sb_counter_set(cs, last[l], b->final.start[l] + b->final.n[l] - 1, "1");
+    }
+    sb_counter_set(cs, "bsize_functions", funs, "1");
+    sb_counter_set(cs, "bsize_functions_start", funs0, "1");
+    sb_counter_set(cs, "bsize_K", b->final.K, "1");
+    sb_counter_set(cs, "bsize_alpha", b->final.alpha, "bohr^-2");
+    sb_counter_set(cs, "bsize_beta", b->final.beta, "1");
+    sb_counter_set(cs, "bsize_gamma", b->final.gamma, "1");
+    sb_counter_set(cs, "bsize_delta", b->final.delta, "1");
+    return SB_OK;
+}
+
 static int dfr_finish(sb_case *c)
 {
     dfr_case *d = c->state;
@@ -247,6 +313,7 @@ static int dfr_finish(sb_case *c)
     if (d->job == DFR_JOB_FOCK) return SB_OK;
     const dfr_result *r = &d->r;
     if (d->job == DFR_JOB_BATCH) return batch_counters(c, d);
+    if (d->job == DFR_JOB_BSIZE) return bsize_counters(c, d);
     if (d->job == DFR_JOB_BSOPT) { /* the optimisation's totals; r is the optimum's SCF */
         const dfr_bsopt_result *b = &d->bs;
         sb_counter_set(cs, "bsopt_energy_start", b->e0, "Eh");
@@ -307,6 +374,7 @@ static void dfr_teardown(sb_case *c)
     free(d->G0);
     free(d->Dfinal);
     dfr_batch_out_free(&d->bo);
+    free(d->bzr.report);
     free(d);
     c->state = NULL;
 }

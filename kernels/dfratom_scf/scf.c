@@ -108,6 +108,28 @@ static void diis_free(diis *d)
     }
 }
 
+/* Padding functions (dfr_fun_is_pad) of symmetry s have zero rows and columns in every
+ * one-electron and two-electron block. A unit metric and a diagonal away from the occupied
+ * orbitals decouple them exactly, so that the occupied orbitals, the densities and the energy are
+ * those of the basis without them: L at +DFR_PAD_LEVEL, S (Dirac) at -(2c^2 + DFR_PAD_LEVEL),
+ * among the positronic states. The level sits above every occupied orbital energy an SCF passes
+ * through (Ne's 2p is at +1.5 Eh in the second iteration from the core guess, and a pad at +1 Eh
+ * was occupied there instead) and within the spectrum of the real functions (a pad at the size of
+ * the largest diagonal element, 1e9 Eh for Be, made every eigenvector noisier and the SCF ten
+ * times longer). An occupied orbital with weight on the padding ends no SCF as converged. */
+#define DFR_PAD_LEVEL 1e4
+static void decouple_padding(const dfr_sym *y, const dfr_fun *f, int s, int dirac, double c, double *S, double *H)
+{
+    const int N = y->n[s];
+    const long NN = (long)N * N, m = y->moff[s];
+    for (int i = 0; i < N; ++i) {
+        if (!dfr_fun_is_pad(&f[y->fun0[s] + i])) continue;
+        const long e = m + i + (long)i * N;
+        S[e] = 1.0, H[e] = DFR_PAD_LEVEL;
+        if (dirac) S[e + 2 * NN] = 1.0, H[e + 2 * NN] = -(2.0 * c * c + DFR_PAD_LEVEL);
+    }
+}
+
 /* One SCF in steps (dfr.h): everything an iteration carries over */
 struct dfr_scf_run {
     const dfr_atom *a;
@@ -121,6 +143,9 @@ struct dfr_scf_run {
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
     const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
+    const double *guess;  /* dfr_scf_guess: the first density step's weighted density */
+    unsigned char *pad;   /* per function: padding (dfr_fun_is_pad) */
+    double pad_occ;       /* largest weight of the padding in an occupied orbital, this iteration */
     diis dd;
 };
 
@@ -132,7 +157,7 @@ void dfr_scf_end(dfr_scf_run *s, dfr_result *r, double *Dw_out)
     diis_free(&s->dd);
     free(s->S); free(s->V); free(s->H); free(s->K); free(s->G); free(s->D); free(s->Dw); free(s->Dold);
     free(s->Hf); free(s->Mf); free(s->Ff); free(s->Df); free(s->Ef); free(s->tmp); free(s->Lf);
-    free(s->A); free(s->B); free(s->w);
+    free(s->A); free(s->B); free(s->w); free(s->pad);
     free(s);
 }
 
@@ -159,6 +184,17 @@ int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const d
     st->A = malloc(sizeof(double) * maxd * maxd), st->B = malloc(sizeof(double) * maxd * maxd);
     st->w = malloc(sizeof(double) * maxd);
     if (!st->A || !st->B || !st->w) return SB_EXIT_RUNTIME;
+    if (!(st->pad = malloc(y->nf > 0 ? y->nf : 1))) return SB_EXIT_RUNTIME;
+    for (int i = 0; i < y->nf; ++i) st->pad[i] = (unsigned char)dfr_fun_is_pad(&f[i]);
+    for (int s = 0; s < y->ns; ++s) {
+        int real = 0;
+        for (int i = 0; i < y->n[s]; ++i) real += !st->pad[y->fun0[s] + i];
+        if (real < a->nocc[s]) {
+            sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d functions", dfr_kappa[s],
+                     a->nocc[s], real);
+            return SB_EXIT_USAGE;
+        }
+    }
     double *S = st->S, *V = st->V, *H = st->H, *K = st->K;
     dfr_oneint(y, f, a->Z, o, S, V);
     /* H = V + kinetic part K (packed); metric M = diag(S^LL, S^SS) */
@@ -175,6 +211,7 @@ int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const d
             }
             H[m + e] = V[m + e] + K[m + e];
         }
+        decouple_padding(y, f, s, dirac, c, S, H);
         unpack(y, L, s, S, st->Mf + L->foff[s]);
         unpack(y, L, s, H, st->Hf + L->foff[s]);
     }
@@ -208,8 +245,21 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
     int rc = SB_OK;
     /* diagonalise, occupy, densities */
     memcpy(st->Dold, D, sizeof(double) * st->psize);
+    if (st->guess) { /* the given density instead of the core Hamiltonian's orbitals */
+        for (int s = 0; s < y->ns; ++s) {
+            const long NN = (long)y->n[s] * y->n[s], m = y->moff[s];
+            const double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
+            for (long e = 0; e < 3 * NN; ++e) st->Dw[m + e] = st->guess[m + e], D[m + e] = st->guess[m + e] / q;
+        }
+        st->guess = NULL;
+        memset(st->G, 0, sizeof(double) * st->psize);
+        *Dw_build = a->one_electron ? NULL : st->Dw;
+        *G_build = st->G;
+        return SB_OK;
+    }
     memset(D, 0, sizeof(double) * st->psize);
     r->min_occ_eps = 0.0;
+    st->pad_occ = 0.0;
     for (int s = 0; s < y->ns; ++s) {
         int d = L->dim[s], N = y->n[s], first = dirac ? N : 0;
         memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
@@ -242,6 +292,10 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
         long NN = (long)N * N, m = y->moff[s];
         for (int b = 0; b < a->nocc[s]; ++b) {
             const double *cv = A + (long)(first + b) * d;
+            double pad = 0.0;
+            for (int i = 0; i < N; ++i)
+                if (st->pad[y->fun0[s] + i]) pad += cv[i] * cv[i] + (dirac ? cv[N + i] * cv[N + i] : 0.0);
+            st->pad_occ = fmax(st->pad_occ, pad);
             if (b < 8) r->eps[s][b] = w[first + b];
             if (w[first + b] < r->min_occ_eps) r->min_occ_eps = w[first + b];
             for (int j = 0; j < N; ++j)
@@ -260,6 +314,8 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
     *G_build = st->G;
     return SB_OK;
 }
+
+void dfr_scf_guess(dfr_scf_run *st, const double *Dw0) { st->guess = Dw0; }
 
 int dfr_scf_eig_input(const dfr_scf_run *st, int s, const double **F, const double **L)
 {
@@ -323,7 +379,7 @@ int dfr_scf_fock(dfr_scf_run *st, int *done)
         sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy, r->de,
                     r->dd_ll);
     if (st->a->one_electron || (it > 1 && r->de < o->conv_e && r->dd_ll < o->conv_ll && r->dd_ls < o->conv_ls &&
-                                r->dd_ss < o->conv_ss)) {
+                                r->dd_ss < o->conv_ss && st->pad_occ < 1e-12)) {
         r->converged = *done = 1;
         return SB_OK;
     }
@@ -363,8 +419,15 @@ int dfr_scf_fock(dfr_scf_run *st, int *done)
 int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
             dfr_result *r, int verbose, double *Dw_out)
 {
+    return dfr_scf_from(a, y, f, o, g, NULL, r, verbose, Dw_out);
+}
+
+int dfr_scf_from(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,
+                 const double *Dw0, dfr_result *r, int verbose, double *Dw_out)
+{
     dfr_scf_run *st;
     int rc = dfr_scf_begin(a, y, f, o, g, verbose, &st), done = 0;
+    if (!rc && Dw0) dfr_scf_guess(st, Dw0);
     while (!rc && !done) {
         const double *Dw;
         double *G;

@@ -1,5 +1,6 @@
 /* dfratom_scf: parameters -> atom, basis and SCF options. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,90 @@ static double auto_beta(int Z, int K)
     return b < 1.2 ? 1.2 : b > 4.0 ? 4.0 : b;
 }
 
+/* basis=FILE (basis_file.c): the whole basis from a file job=bsize wrote */
+static int read_basis(const char *file, dfr_case *d)
+{
+    FILE *fp = fopen(file, "rb");
+    if (!fp) {
+        sb_error("dfratom_scf: --param basis=%s: cannot open the file", file);
+        return SB_EXIT_USAGE;
+    }
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    int whole = feof(fp);
+    fclose(fp);
+    text[n] = 0;
+    if (!whole) {
+        sb_error("dfratom_scf: --param basis=%s: larger than %zu bytes, not a basis file", file, sizeof text - 1);
+        return SB_EXIT_USAGE;
+    }
+    return dfr_basis_read(text, file, d, &d->w, &d->basis_energy);
+}
+
+/* job=bsize's settings; the reference resolved (bsize_ref=auto: the numerical HF limit in the
+ * nonrelativistic mode, the optimised start basis with the Dirac Hamiltonian) */
+static int parse_bsize(sb_params *p, dfr_case *d)
+{
+    dfr_bsize_opts *b = &d->bz;
+    long evals, groups, steps, local, warm;
+    int rc;
+    b->max = d->w.K;
+    if ((rc = sb_param_double(p, "bsize_tol", 5e-8, 1e-12, 1e-2, &b->tol)) ||
+        (rc = sb_param_long(p, "bsize_evals", 60, 10, 10000, &evals)) ||
+        (rc = sb_param_long(p, "bsize_groups", 4, 1, 64, &groups)) ||
+        (rc = sb_param_long(p, "bsize_steps", DFR_BSIZE_STEPS, 1, DFR_BSIZE_STEPS, &steps)) ||
+        (rc = sb_param_long(p, "bsize_local", 1, 0, 1, &local)) ||
+        (rc = sb_param_long(p, "bsize_warm", 1, 0, 1, &warm)))
+        return rc;
+    b->evals = (int)evals, b->groups = (int)groups, b->steps = (int)steps, b->local_check = (int)local;
+    b->warm = (int)warm;
+    const char *out = sb_param_string(p, "bsize_out");
+    if (out && strlen(out) >= sizeof b->out) {
+        sb_error("dfratom_scf: --param bsize_out=%s: path longer than %zu characters", out, sizeof b->out - 1);
+        return SB_EXIT_USAGE;
+    }
+    snprintf(b->out, sizeof b->out, "%s", out ? out : "");
+    for (int s = 0; s < DFR_NSYM; ++s)
+        if (d->atom.nocc[s] > b->max) {
+            sb_error("dfratom_scf: --param bsize_max=%d is below the %d occupied %c shells of %s (kappa=%d): accepted "
+                     "%d .. %d", b->max, d->atom.nocc[s], "spdf"[dfr_l(dfr_kappa[s])], d->atom.symbol, dfr_kappa[s],
+                     d->atom.nocc[s], DFR_MAXN);
+            return SB_EXIT_USAGE;
+        }
+    const char *ref = sb_param_string(p, "bsize_ref");
+    const double limit = dfr_hf_limit(d);
+    char *end = NULL;
+    if (!ref || !strcmp(ref, "auto")) {
+        b->ref_kind = d->o.ham == DFR_DIRAC ? DFR_REF_LARGE : DFR_REF_LIMIT;
+        if (b->ref_kind == DFR_REF_LIMIT && !isfinite(limit)) {
+            sb_error("dfratom_scf: bsize_ref=auto: no numerical HF limit for %s%s with a %s nucleus (tabulated: neutral "
+                     "He, Be, Ne, Ar, Kr, Xe, point nucleus); give --param bsize_ref=large or bsize_ref=<energy in Eh>",
+                     d->atom.symbol, d->atom.charge ? " (ion)" : "", d->o.nucleus == DFR_NUC_POINT ? "point" : "Gaussian");
+            return SB_EXIT_USAGE;
+        }
+    } else if (!strcmp(ref, "limit")) {
+        b->ref_kind = DFR_REF_LIMIT;
+        if (!isfinite(limit)) {
+            sb_error("dfratom_scf: bsize_ref=limit: no numerical HF limit for this case (tabulated: nonrelativistic, "
+                     "point nucleus, neutral He, Be, Ne, Ar, Kr, Xe); give bsize_ref=large or bsize_ref=<energy in Eh>");
+            return SB_EXIT_USAGE;
+        }
+    } else if (!strcmp(ref, "large")) {
+        b->ref_kind = DFR_REF_LARGE;
+    } else {
+        b->ref_kind = DFR_REF_VALUE;
+        b->ref_value = strtod(ref, &end);
+        if (end == ref || *end || !isfinite(b->ref_value) || !(b->ref_value < 0.0)) {
+            sb_error("dfratom_scf: --param bsize_ref=%s: accepted auto, limit, large or a negative total energy in Eh", ref);
+            return SB_EXIT_USAGE;
+        }
+    }
+    return SB_OK;
+}
+
 int dfr_case_parse(sb_params *p, dfr_case *d)
 {
-    static const char *const jobs[] = {"scf", "fock", "bsopt", "batch", NULL};
+    static const char *const jobs[] = {"scf", "fock", "bsopt", "batch", "bsize", NULL};
     static const char *const engines[] = {"batched", "sequential", NULL};
     static const char *const hams[] = {"dirac", "schrodinger", NULL};
     static const char *const nucs[] = {"point", "gauss", NULL};
@@ -30,13 +112,33 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     dfr_wtbs *w = &d->w;
     if ((rc = sb_param_long(p, "charge", 0, 0, 101, &charge))) return rc;
     if ((rc = dfr_atom_parse(sym ? sym : "Xe", (int)charge, &d->atom))) return rc;
-    if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job)) ||
-        (rc = sb_param_choice(p, "hamiltonian", hams, DFR_DIRAC, &ham)) ||
+    if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job))) return rc;
+    if (d->job == DFR_JOB_BSIZE) { /* the start basis: bsize_max functions in every range */
+        long mx;
+        if ((rc = sb_param_long(p, "bsize_max", 40, 2, DFR_MAXN, &mx))) return rc;
+        K = (int)mx;
+    }
+    const char *file = sb_param_string(p, "basis");
+    if (file) {
+        static const char *const own[] = {"alpha", "beta", "gamma", "delta", "np", "nd", "nf", NULL};
+        for (int i = 0; own[i]; ++i)
+            if (sb_param_string(p, own[i])) {
+                sb_error("dfratom_scf: --param %s conflicts with --param basis=%s, which sets the whole basis", own[i],
+                         file);
+                return SB_EXIT_USAGE;
+            }
+        if (d->job != DFR_JOB_SCF && d->job != DFR_JOB_FOCK) {
+            sb_error("dfratom_scf: --param basis= is read by job=scf and job=fock (job=bsize writes one with bsize_out=)");
+            return SB_EXIT_USAGE;
+        }
+    }
+    if ((rc = sb_param_choice(p, "hamiltonian", hams, DFR_DIRAC, &ham)) ||
         (rc = sb_param_choice(p, "nucleus", nucs, DFR_NUC_GAUSS, &nuc)) ||
         (rc = sb_param_choice(p, "eigensolver", eigs, EIG_LAPACK, &eig)) ||
         (rc = sb_param_double(p, "c", 137.03599976, 10.0, 1e5, &o->c)) ||
         (rc = sb_param_double(p, "alpha", 0.05, 1e-6, 1e3, &w->alpha)) ||
-        (rc = sb_param_double(p, "beta", auto_beta(d->atom.Z, K), 1.2, 4.0, &w->beta)) ||
+        (rc = sb_param_double(p, "beta", d->job == DFR_JOB_BSIZE ? fmax(1.8, auto_beta(d->atom.Z, K)) : auto_beta(d->atom.Z, K),
+                              1.2, 4.0, &w->beta)) ||
         (rc = sb_param_double(p, "gamma", 0.0, -0.9, 100.0, &w->gamma)) ||
         (rc = sb_param_double(p, "delta", 0.0, 0.0, 100.0, &w->delta)) ||
         (rc = sb_param_long(p, "np", lround(0.8 * K), 1, DFR_MAXN, &np)) ||
@@ -101,6 +203,12 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     w->n[2] = (int)nd;
     w->n[3] = (int)nf;
     for (int l = 0; l < 4; ++l) w->start[l] = 1;
+    if (d->job == DFR_JOB_BSIZE) {
+        for (int l = 0; l < 4; ++l) w->n[l] = K;
+        if ((rc = parse_bsize(p, d))) return rc;
+    }
+    d->basis_energy = NAN;
+    if (file && (rc = read_basis(file, d))) return rc;
     int ns = 0;
     for (int s = 0; s < DFR_NSYM; ++s)
         if (d->atom.nocc[s]) ns = s + 1;

@@ -31,6 +31,13 @@ static const table_row *find(const table_row *t, int n, const char *sym)
     return NULL;
 }
 
+double dfr_hf_limit(const dfr_case *d)
+{
+    if (d->o.ham != DFR_SCHRODINGER || d->o.nucleus != DFR_NUC_POINT || d->atom.charge != 0) return NAN;
+    const table_row *t = find(hf_limit, sizeof hf_limit / sizeof *hf_limit, d->atom.symbol);
+    return t ? t->e : NAN;
+}
+
 /* Exact Dirac ground state of a one-electron ion (point nucleus), shifted by -c^2:
  * E = c^2 (sqrt(1 - Z^2/c^2) - 1) */
 static void check_hydrogenic(const dfr_case *d, sb_validation *v)
@@ -62,8 +69,10 @@ static void check_hydrogenic(const dfr_case *d, sb_validation *v)
     }
 }
 
-/* Dirac-Hartree-Fock energies from PySCF in exactly the case's basis (data/pyscf_dhf.tsv,
- * written by tools/dfr_pyscf.py; the build turns it into this table). */
+/* Dirac-Hartree-Fock energies from PySCF in exactly the case's basis, written by
+ * tools/dfr_pyscf.py; the build turns the files into these tables: data/pyscf_dhf.tsv for the
+ * plain bases (gamma = 0, every range from the first exponent, s over all K), and
+ * data/pyscf_dhf_ranges.tsv for any basis, such as the ones job=bsize writes. */
 typedef struct {
     const char *sym;
     int Z, A, K;
@@ -74,42 +83,66 @@ typedef struct {
 static const dhf_row dhf_pyscf[] = {
 #include "dfratom_scf/pyscf_dhf.h"
 };
+typedef struct {
+    const char *sym;
+    int Z, A, K;
+    double alpha, beta, gamma, delta;
+    int first[4], last[4]; /* s, p, d, f ranges; 0 where the atom has no such shell */
+    double e;
+} dhf_range_row;
+static const dhf_range_row dhf_pyscf_ranges[] = {
+#include "dfratom_scf/pyscf_dhf_ranges.h"
+    {NULL, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, {0}, {0}, 0.0}};
 
-/* The row computed in the case's own basis and Hamiltonian: PySCF's run used c = 137.03599976,
- * the Visscher-Dyall Gaussian nucleus of mass A, the well-tempered exponents with gamma = 0 and
- * K, np, nd, nf as tabulated, the neutral atom */
-static const dhf_row *dhf_same_basis(const dfr_case *d)
+/* w is the basis t: the same K, parameters (beta to 1e-14, the others exactly; delta only
+ * matters where gamma does not vanish) and range of every l the atom occupies */
+static int same_basis(const dfr_case *d, const dfr_wtbs *w, const dfr_wtbs *t)
 {
-    const dfr_wtbs *w = &d->w;
-    if (d->o.ham != DFR_DIRAC || d->o.nucleus != DFR_NUC_GAUSS || d->o.c != 137.03599976 || d->atom.charge ||
-        w->gamma != 0.0)
-        return NULL;
-    for (size_t i = 0; i < sizeof dhf_pyscf / sizeof *dhf_pyscf; ++i) {
-        const dhf_row *t = &dhf_pyscf[i];
-        int same = t->Z == d->atom.Z && t->A == d->atom.mass && t->K == w->K && t->alpha == w->alpha &&
-                   fabs(t->beta - w->beta) <= 1e-14 * t->beta;
-        for (int l = 1; l <= 3; ++l) /* the shells the atom uses: symmetry 2l-1 is l's first */
-            if (d->y.ns > 2 * l - 1) same = same && t->n[l - 1] == w->n[l];
-        if (same) return t;
-    }
-    return NULL;
+    int same = t->K == w->K && t->alpha == w->alpha && fabs(t->beta - w->beta) <= 1e-14 * t->beta &&
+               t->gamma == w->gamma && (w->gamma == 0.0 || t->delta == w->delta);
+    for (int l = 0; l <= 3; ++l) /* the shells the atom uses: symmetry 2l-1 (s: 0) is l's first */
+        if (d->y.ns > (l ? 2 * l - 1 : 0)) same = same && t->n[l] == w->n[l] && t->start[l] == w->start[l];
+    return same;
 }
 
-static void check_pyscf_dhf(sb_case *c, const dfr_case *d, sb_validation *v, double energy)
+/* The energy PySCF computed in basis w with the case's Hamiltonian (NAN: no row). PySCF's runs
+ * used c = 137.03599976, the Visscher-Dyall Gaussian nucleus of mass A, the neutral atom. */
+static double dhf_same_basis(const dfr_case *d, const dfr_wtbs *w, const char **table)
 {
-    const dhf_row *t = dhf_same_basis(d);
-    if (!t) return;
-    sb_counter_set(&c->counters, "pyscf_dhf_deviation", energy - t->e, "Eh");
+    if (d->o.ham != DFR_DIRAC || d->o.nucleus != DFR_NUC_GAUSS || d->o.c != 137.03599976 || d->atom.charge)
+        return NAN;
+    for (size_t i = 0; i < sizeof dhf_pyscf / sizeof *dhf_pyscf; ++i) {
+        const dhf_row *r = &dhf_pyscf[i];
+        dfr_wtbs t = {r->alpha, r->beta, 0.0, 0.0, r->K, {r->K, r->n[0], r->n[1], r->n[2]}, {1, 1, 1, 1}};
+        *table = "data/pyscf_dhf.tsv";
+        if (r->Z == d->atom.Z && r->A == d->atom.mass && same_basis(d, w, &t)) return r->e;
+    }
+    for (const dhf_range_row *r = dhf_pyscf_ranges; r->sym; ++r) {
+        dfr_wtbs t = {r->alpha, r->beta, r->gamma, r->delta, r->K, {0}, {0}};
+        for (int l = 0; l < 4; ++l) t.start[l] = r->first[l], t.n[l] = r->last[l] - r->first[l] + 1;
+        *table = "data/pyscf_dhf_ranges.tsv";
+        if (r->Z == d->atom.Z && r->A == d->atom.mass && same_basis(d, w, &t)) return r->e;
+    }
+    return NAN;
+}
+
+static void check_pyscf_dhf(sb_case *c, const dfr_case *d, const dfr_wtbs *w, sb_validation *v, double energy)
+{
+    const char *table = "";
+    const double e = dhf_same_basis(d, w, &table);
+    if (!isfinite(e)) return;
+    sb_counter_set(&c->counters, "pyscf_dhf_deviation", energy - e, "Eh");
+    char src[160];
+    snprintf(src, sizeof src, "PySCF DHF (libcint spinor integrals, Dirac-Coulomb) in the same basis, nucleus and c: "
+             "%s by tools/dfr_pyscf.py", table);
     /* Both SCFs stop at |dE| < 1e-10 Eh or tighter and the energy is quadratic in the density
      * error; 1e-10 relative leaves room for integral round-off in a nearly singular metric */
-    sb_check_add(v, "dirac_fock_same_basis_pyscf", energy, t->e, 1e-10, SB_TOL_REL, "Eh",
-                 "PySCF DHF (libcint spinor integrals, Dirac-Coulomb) in the same basis, nucleus and c: "
-                 "data/pyscf_dhf.tsv by tools/dfr_pyscf.py");
+    sb_check_add(v, "dirac_fock_same_basis_pyscf", energy, e, 1e-10, SB_TOL_REL, "Eh", src);
 }
 
 static void check_tables(sb_case *c, const dfr_case *d, sb_validation *v)
 {
-    check_pyscf_dhf(c, d, v, d->r.energy);
+    check_pyscf_dhf(c, d, &d->w, v, d->r.energy);
     const dfr_result *r = &d->r;
     if (d->o.ham == DFR_SCHRODINGER && d->o.nucleus == DFR_NUC_POINT && d->atom.charge == 0) {
         const table_row *t = find(hf_limit, sizeof hf_limit / sizeof *hf_limit, d->atom.symbol);
@@ -127,7 +160,7 @@ static void check_tables(sb_case *c, const dfr_case *d, sb_validation *v)
 static void check_oracle_elements(sb_case *c, dfr_case *d, sb_validation *v)
 {
     if (d->oracle <= 0 || d->atom.one_electron || c->backend == SB_BACKEND_REFERENCE || d->job == DFR_JOB_BSOPT ||
-        d->job == DFR_JOB_BATCH)
+        d->job == DFR_JOB_BATCH || d->job == DFR_JOB_BSIZE)
         return;
     const double *D = d->job == DFR_JOB_FOCK ? d->D0 : d->Dfinal;
     long n = dfr_set_size(&d->y);
@@ -207,7 +240,7 @@ static void check_invariants(const dfr_case *d, sb_validation *v)
 static void check_bsopt(sb_case *c, const dfr_case *d, sb_validation *v)
 {
     const dfr_bsopt_result *b = &d->bs;
-    check_pyscf_dhf(c, d, v, b->e0); /* the start is the case's basis */
+    check_pyscf_dhf(c, d, &d->w, v, b->e0); /* the start is the case's basis */
     sb_check_add(v, "bsopt_energy_not_above_start", b->energy, b->e0, 0.0, SB_TOL_MAX, "Eh",
                  "NEWUOA keeps the best point: E(optimum) <= E(start basis)");
     sb_check_add(v, "bsopt_optimum_reproduces", b->energy_rerun, b->energy, 1e-10, SB_TOL_REL, "Eh",
@@ -237,7 +270,7 @@ static void check_batch(sb_case *c, dfr_case *d, sb_validation *v)
 {
     const dfr_batch_out *o = &d->bo;
     sb_counters *cs = &c->counters;
-    check_pyscf_dhf(c, d, v, o->energy[0]); /* candidate 0 is the case's basis */
+    check_pyscf_dhf(c, d, &d->w, v, o->energy[0]); /* candidate 0 is the case's basis */
     int conv = 0, bad = 0;
     for (int j = 0; j < d->batch; ++j) conv += isfinite(o->energy[j]), bad += o->bad_spectrum[j];
     sb_check_add(v, "batch_converged", conv, d->batch, 0.0, SB_TOL_ABS, "1",
@@ -286,6 +319,47 @@ static void check_batch(sb_case *c, dfr_case *d, sb_validation *v)
     dfr_batch_out_free(&other);
 }
 
+/* job=bsize: the final basis meets the tolerance, is locally minimal at every end the workflow
+ * shrinks, and the basis file it wrote gives the same energy in a fresh direct SCF */
+static void check_bsize(sb_case *c, dfr_case *d, sb_validation *v)
+{
+    const dfr_bsize_result *b = &d->bzr;
+    const dfr_bsize_opts *o = &d->bz;
+    static const char *const refs[] = {"", "numerical HF limit (point nucleus), data/REFERENCES.md",
+                                       "the optimised start basis (bsize_max in every range)", "given by bsize_ref"};
+    char src[160];
+    snprintf(src, sizeof src, "%s; tolerance bsize_tol", refs[b->ref_kind]);
+    sb_check_add(v, "bsize_final_within_tol", b->e_final, b->e_ref, o->tol, SB_TOL_REL, "Eh", src);
+    const double limit = dfr_hf_limit(d);
+    if (isfinite(limit))
+        sb_check_add(v, "bsize_not_below_hf_limit", limit - b->e_final, 1e-9, 0.0, SB_TOL_MAX, "Eh",
+                     "variational bound: a finite basis stays above the numerical HF limit (+1e-9 Eh of SCF noise)");
+    static const char spdf[] = "spdf";
+    for (int e = 0; e < b->nlocal; ++e) {
+        char name[64];
+        snprintf(name, sizeof name, "bsize_minimal_%c_%s", spdf[b->local_l[e]], b->local_hi[e] ? "upper" : "lower");
+        /* value <= reference: the tolerance does not exceed the error of the basis one smaller */
+        sb_check_add(v, name, o->tol, b->local_err[e], 0.0, SB_TOL_MAX, "1",
+                     "bsize_tol <= relative error of the final basis less one function at this end, re-optimised "
+                     "(inf: the range holds only the occupied shells)");
+    }
+    /* the written basis, read back, in a fresh direct SCF on the case's backend */
+    dfr_wtbs w;
+    double e_file = NAN;
+    dfr_result r;
+    memset(&r, 0, sizeof r);
+    const int rc = dfr_basis_read(b->json, "(the written basis)", d, &w, &e_file);
+    const double e = rc ? NAN : dfr_candidate_energy(d, &w, &r, NULL);
+    d->r = r;
+    sb_check_add(v, "bsize_written_basis_scf", e, b->e_final, 1e-10, SB_TOL_REL, "Eh",
+                 "job=scf in the basis file read back (direct SCF) against the workflow's energy (batched engine)");
+    sb_check_add(v, "bsize_written_basis_energy", e_file, b->e_final, 0.0, SB_TOL_ABS, "Eh",
+                 "the energy the basis file records, read back: the same double");
+    check_invariants(d, v);
+    check_pyscf_dhf(c, d, &w, v, e);
+    dfr_basis_build(&d->w, d->y.ns, &d->y, d->f); /* the case's own basis again */
+}
+
 int dfr_validate(sb_case *c, sb_validation *v)
 {
     dfr_case *d = c->state;
@@ -298,7 +372,11 @@ int dfr_validate(sb_case *c, sb_validation *v)
         check_invariants(d, v);
         check_tables(c, d, v);
         check_oracle_scf(c, d, v);
+        if (isfinite(d->basis_energy))
+            sb_check_add(v, "basis_file_energy", d->r.energy, d->basis_energy, 1e-10, SB_TOL_REL, "Eh",
+                         "the energy the basis file (basis=) records for these settings");
     }
+    if (d->job == DFR_JOB_BSIZE) check_bsize(c, d, v);
     if (d->o.ham == DFR_DIRAC) check_hydrogenic(d, v);
     check_oracle_elements(c, d, v);
     return SB_OK;

@@ -295,7 +295,8 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
      * arithmetic, bound these sweeps) */
     extern __shared__ double2 tsh[];
     const int B = blockDim.x, t = threadIdx.x;
-    double2 *buf[2] = {tsh, tsh + B};
+    /* the two buffers by offset, not through an array of pointers: indexed at run time, such
+     * an array lives in local memory and makes every access a generic one */
     const ff_atom *g = graph + (size_t)blockIdx.x * N;
     const int d = 5 + g[0].ftype[0];
     const bool moving = t >= d && t < N;
@@ -303,7 +304,7 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
     if (moving) n0 = g[t].nbr[0], n1 = g[t].nbr[1], n2 = g[t].nbr[2];
     double x = 0.0, y = 0.0;
     if (t < d) x = ff_polygon_x(d, t), y = ff_polygon_y(d, t);
-    buf[0][t] = buf[1][t] = make_double2(x, y); /* atoms that do not move are in both for good */
+    tsh[t] = tsh[B + t] = make_double2(x, y); /* atoms that do not move are in both for good */
     __syncthreads();
 
     const double tol2 = FF_TUTTE_TOL * FF_TUTTE_TOL;
@@ -311,12 +312,12 @@ __global__ void __launch_bounds__(MAX_BLOCK) ff_tutte_kernel(const ff_atom *__re
     do {
         double m = 0.0;
         if (moving) {
-            const double2 *src = buf[cur], a = src[n0], b = src[n1], c = src[n2];
+            const double2 *src = tsh + cur * B, a = src[n0], b = src[n1], c = src[n2];
             const double nx = div3(a.x + b.x + c.x), ny = div3(a.y + b.y + c.y);
             const double dx = nx - x, dy = ny - y;
             m = __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy));
             x = nx, y = ny;
-            buf[cur ^ 1][t] = make_double2(x, y);
+            tsh[(cur ^ 1) * B + t] = make_double2(x, y);
         }
         more = __syncthreads_or(m > tol2); /* = (largest move > tol2), NaN ignored as ff_tutte does */
         cur ^= 1;
@@ -759,7 +760,7 @@ int cu_prepare(ff_batch *b)
     if (need > free_b) {
         sb_error("fullerene_ff cuda: %ld isomers of C%d need %.2f GB of device memory, %.2f GB are free", b->M, b->N,
                  need / 1e9, free_b / 1e9);
-        return SB_EXIT_USAGE;
+        return SB_EXIT_RUNTIME; /* out of GPU memory: exit 3, like a failed cudaMalloc */
     }
     SB_CU(cudaMalloc(&st->dual, M * F * 6 * sizeof(uint16_t)));
     SB_CU(cudaMalloc(&st->graph, M * N * sizeof(ff_atom)));

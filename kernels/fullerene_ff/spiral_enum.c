@@ -273,13 +273,15 @@ static int tails(dfs_ctx *c, int k, int left, uint32_t *off, uint32_t *n)
         return 0;
     }
     const size_t bytes = (size_t)(n1 + n2) * (size_t)left;
-    if (arena_reserve(c, bytes) != 0) return -1;
-    uint8_t *dst = c->arena + c->arena_len;
-    for (uint32_t t = 0; t < n1; t++, dst += left) {
-        dst[0] = (uint8_t)k;
-        memcpy(dst + 1, c->arena + o1 + (size_t)t * (size_t)(left - 1), (size_t)(left - 1));
+    if (bytes) { /* left = 0: tails of no bytes, and maybe no arena yet to point into */
+        if (arena_reserve(c, bytes) != 0) return -1;
+        uint8_t *dst = c->arena + c->arena_len;
+        for (uint32_t t = 0; t < n1; t++, dst += left) {
+            dst[0] = (uint8_t)k;
+            memcpy(dst + 1, c->arena + o1 + (size_t)t * (size_t)(left - 1), (size_t)(left - 1));
+        }
+        if (n2) memcpy(dst, c->arena + o2, (size_t)n2 * (size_t)left);
     }
-    if (n2) memcpy(dst, c->arena + o2, (size_t)n2 * (size_t)left);
     *off = (uint32_t)c->arena_len, *n = n1 + n2;
     c->arena_len += bytes;
     /* keep the live table under 3/4 full; it is emptied between tasks when it fills */

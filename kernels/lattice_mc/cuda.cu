@@ -1,7 +1,8 @@
 /* lattice_mc CUDA backend.
  * Same sub-lattice-major layout as the OpenMP backend (see openmp_simd.c): a tick
- * is one launch over the (L/2)^3 sites of one sub-lattice, a thread per site,
- * x fastest across a warp so all 21 float loads are coalesced. Rejected moves
+ * is one launch over the (L/2)^3 sites of one sub-lattice, a thread per two sites at
+ * the same x and y in consecutive planes (cuda_site.cuh: they share one Philox call per
+ * lane pair), x fastest across a warp so all 21 float loads are coalesced. Rejected moves
  * write nothing. Accepted dE and the accept count are reduced per block and
  * added to two device accumulators; the host reads them only when asked.
  * A slab (MPI, see decomp.c): every half sweep, the edge plane the neighbour reads
@@ -13,7 +14,8 @@
 #include <cstring>
 
 #include "lattice_mc/lmc.h"
-#include "lattice_mc/physics.h"
+#include "lattice_mc/cuda_fused.h"
+#include "lattice_mc/cuda_site.cuh"
 #include "sb_cuda.h"
 #include "sb_mpi.h"
 
@@ -21,6 +23,7 @@ namespace {
 
 struct cuda_state {
     lmc_store g;
+    lmc_cu::round_keys rk;
     float *x, *y, *z;
     uint8_t *f;
     double *acc; /* [0] sum of accepted dE, [1] accepted moves */
@@ -29,89 +32,35 @@ struct cuda_state {
     cudaStream_t comm;   /* non-blocking: does not serialise with the legacy stream */
     cudaEvent_t ready, halo_in;
     float *sbuf, *rbuf;  /* pinned; rbuf has one half per phase (see cu_phase) */
+    lmc_cu::fused *fz;   /* fuse=slab on one rank: the fused sweep (cuda_fused.cu) */
 };
 
+lmc_cu::lattice lattice_of(const lmc *m, const cuda_state *st)
+{
+    return {st->x, st->y, st->z, st->f, st->g.h, st->g.zs, 2 * (st->g.zh0 - st->g.zoff), (uint32_t)m->cfg.L,
+            (uint32_t)st->g.sub};
+}
+
+using namespace lmc_cu;
+
+/* One launch: tick s on storage planes [zlo, zhi), two planes a thread (site_pair). */
 struct tick_args {
-    float *x, *y, *z;
-    const uint8_t *f;
-    int L, h, s;
-    int zs, zlo, zg; /* planes per sub-lattice, first plane of the launch, global z of plane 0 */
-    long sub;
-    uint32_t sweep;
-    uint64_t seed;
-    float W;
-    lmc_consts k;
+    lattice g;
+    sweep_par sp;
+    tick_par p;
+    int zlo, zhi;
 };
-
-__device__ __forceinline__ int wrap(int i, int h) { return i < 0 ? i + h : (i >= h ? i - h : i); }
 
 template <bool DROPLET>
-__global__ void __launch_bounds__(256) lmc_tick(tick_args a, double *acc)
+__global__ void __launch_bounds__(256, DROPLET ? 4 : 5) lmc_tick(tick_args a, double *acc)
 {
     const int xh = blockIdx.x * blockDim.x + threadIdx.x;
     const int yh = blockIdx.y * blockDim.y + threadIdx.y;
-    const int zl = blockIdx.z + a.zlo;
-    const int px = a.s & 1, py = (a.s >> 1) & 1, pz = (a.s >> 2) & 1;
-    float de = 0.0f;
-    int accepted = 0;
-    if (xh < a.h && yh < a.h) {
-        const long h = a.h;
-        const long own = a.s * a.sub + xh + h * (yh + h * zl);
-        const long bx = (a.s ^ 1) * a.sub + h * (yh + h * zl);
-        const long by = (a.s ^ 2) * a.sub + xh + h * h * zl;
-        const long bz = (a.s ^ 4) * a.sub + xh + h * yh;
-        /* periodic in z on one rank; in a slab the neighbours of owned planes are in range */
-        long nb[6] = {bx + wrap(xh + px, a.h), bx + wrap(xh - 1 + px, a.h),
-                      by + h * wrap(yh + py, a.h), by + h * wrap(yh - 1 + py, a.h),
-                      bz + h * h * wrap(zl + pz, a.zs), bz + h * h * wrap(zl - 1 + pz, a.zs)};
-        lmc_env e;
-#pragma unroll
-        for (int j = 0; j < 6; j++) {
-            e.x[j] = __ldg(a.x + nb[j]);
-            e.y[j] = __ldg(a.y + nb[j]);
-            e.z[j] = __ldg(a.z + nb[j]);
-            e.w[j] = DROPLET ? ((__ldg(a.f + nb[j]) & LMC_ACTIVE) ? 1.0f : 0.0f) : 1.0f;
-        }
-        const int x = 2 * xh + px, y = 2 * yh + py, z = 2 * zl + pz + a.zg; /* global: the random key */
-        e.nux = e.nuy = e.nuz = e.wi = 0.0f;
-        bool active = true;
-        if (DROPLET) {
-            uint8_t fl = a.f[own];
-            active = fl & LMC_ACTIVE;
-            if (fl & LMC_SURFACE) {
-                lmc_normal(a.L, x, y, z, &e.nux, &e.nuy, &e.nuz);
-                e.wi = a.W;
-            }
-        }
-        if (active) {
-            uint32_t site = (uint32_t)(x + a.L * (y + a.L * z));
-            lmc_words w = lmc_site_words(a.seed, site, x, a.sweep, (uint32_t)a.s);
-            lmc_result u = lmc_update(a.x[own], a.y[own], a.z[own], e, a.k, w, DROPLET);
-            if (u.accepted) {
-                a.x[own] = u.x;
-                a.y[own] = u.y;
-                a.z[own] = u.z;
-            }
-            de = u.de;
-            accepted = u.accepted;
-        }
-    }
-    /* block reduction: warp shuffles, then one shared slot per warp */
-    double d = de, n = accepted;
-    for (int o = 16; o > 0; o >>= 1) {
-        d += __shfl_down_sync(0xffffffffu, d, o);
-        n += __shfl_down_sync(0xffffffffu, n, o);
-    }
-    __shared__ double sd[8], sn[8];
-    const int t = threadIdx.x + blockDim.x * threadIdx.y, warp = t >> 5, nwarps = (blockDim.x * blockDim.y) >> 5;
-    /* blockDim is 256 = 8 full warps: every lane exists for the full-mask shuffles */
-    if ((t & 31) == 0) sd[warp] = d, sn[warp] = n;
-    __syncthreads();
-    if (t == 0) {
-        for (int i = 1; i < nwarps; i++) d += sd[i], n += sn[i];
-        atomicAdd(acc, d);
-        atomicAdd(acc + 1, n);
-    }
+    const int zl = a.zlo + 2 * blockIdx.z;
+    double d = 0.0;
+    int n = 0;
+    site_pair<DROPLET, loads::read_only>(a.g, a.sp, a.p, xh, yh, zl, yh, zl + 1, zl + 1 < a.zhi, xh < a.g.h && yh < a.g.h, d, n);
+    block_add(d, n, acc);
 }
 
 /* Host natural layout <-> device storage (lmc_store), through a staging buffer of
@@ -142,7 +91,15 @@ int cu_upload(lmc *m)
     if (!st) return SB_EXIT_RUNTIME;
     m->dev = st;
     st->g = lmc_store_of(m);
+    st->rk = lmc_cu::make_round_keys(m->cfg.seed);
     const int h = st->g.h;
+    /* the kernels index the 8 sub-lattices with 32-bit offsets */
+    if (8 * st->g.sub > (long)UINT32_MAX) {
+        sb_error("lattice_mc: cuda: %ld stored sites exceed the kernels' 32-bit offsets; accepted: at most 2^32 - 1 "
+                 "(L <= 2048 on one rank)",
+                 8 * st->g.sub);
+        return SB_EXIT_USAGE;
+    }
     size_t n = (size_t)(8 * st->g.sub);
     SB_CU(cudaMalloc(&st->x, n * sizeof(float)));
     SB_CU(cudaMalloc(&st->y, n * sizeof(float)));
@@ -163,7 +120,7 @@ int cu_upload(lmc *m)
     int bx = h >= 128 ? 128 : (h + 31) / 32 * 32;
     int by = 256 / bx;
     st->block = dim3(bx, by, 1);
-    st->grid = dim3((h + bx - 1) / bx, (h + by - 1) / by, st->g.nzh);
+    st->grid = dim3((h + bx - 1) / bx, (h + by - 1) / by, (st->g.nzh + 1) / 2); /* two planes a thread */
     uint8_t *fb = static_cast<uint8_t *>(malloc(n));
     float *buf = static_cast<float *>(malloc(n * sizeof(float)));
     if (!fb || !buf) {
@@ -179,6 +136,12 @@ int cu_upload(lmc *m)
     int rc = e == cudaSuccess ? stage(m, buf, true) : sb_cuda_report(e, "cudaMemcpy(flags)", __FILE__, __LINE__);
     free(fb);
     free(buf);
+    /* the fused sweep needs the whole periodic lattice: a slab runs tick by tick */
+    if (!rc && m->cfg.fuse && !m->halo) {
+        rc = lmc_cu::fused_create(&st->fz, lattice_of(m, st), m->cfg.geometry == LMC_DROPLET, m->cfg.fuse == 2,
+                                  m->cfg.slab);
+        if (!rc) m->slab_used = lmc_cu::fused_slab(st->fz);
+    }
     return rc;
 }
 
@@ -187,10 +150,10 @@ int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
     if (hi <= lo) return SB_OK;
-    dim3 grid(st->grid.x, st->grid.y, (unsigned)(hi - lo));
-    a.zlo = lo;
+    dim3 grid(st->grid.x, st->grid.y, (unsigned)(hi - lo + 1) / 2);
+    a.zlo = lo, a.zhi = hi;
     for (int t = 4 * phase; t < 4 * phase + 4; t++) {
-        a.s = lmc_tick_order[t];
+        a.p = tick_par_of(a.g, lmc_tick_order[t]);
         if (m->cfg.geometry == LMC_DROPLET)
             lmc_tick<true><<<grid, st->block>>>(a, st->acc);
         else
@@ -245,9 +208,11 @@ int cu_phase(lmc *m, tick_args a, int phase)
 int cu_sweep(lmc *m, uint32_t sweep, float beta, float step)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
-    tick_args a = {st->x, st->y, st->z, st->f, m->cfg.L, st->g.h, 0, st->g.zs, 0,
-                   2 * (st->g.zh0 - st->g.zoff), st->g.sub, sweep, m->cfg.seed,
-                   (float)m->cfg.W, {beta, step, (float)m->cfg.chi}};
+    tick_args a;
+    a.g = lattice_of(m, st);
+    a.sp = {sweep, st->rk, (float)m->cfg.W, {beta, step, (float)m->cfg.chi}};
+    a.zlo = 0, a.zhi = 0;
+    if (st->fz) return lmc_cu::fused_sweep(st->fz, a.g, a.sp, st->acc);
     int rc = SB_OK;
     for (int phase = 0; phase < 2 && !rc; phase++)
         rc = m->halo ? cu_phase(m, a, phase) : cu_ticks(m, a, phase, 0, st->g.zs);
@@ -288,6 +253,7 @@ void cu_release(lmc *m)
     if (st->halo_in) cudaEventDestroy(st->halo_in);
     cudaFreeHost(st->sbuf);
     cudaFreeHost(st->rbuf);
+    lmc_cu::fused_release(st->fz);
     free(st);
     m->dev = NULL;
 }
@@ -296,6 +262,7 @@ int cu_launches(lmc *m, sb_launch *out, int max)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
     if (max < 1) return 0;
+    if (st->fz) return lmc_cu::fused_launch_report(st->fz, out) ? -1 : 1;
     int threads = (int)(st->block.x * st->block.y);
     int blocks = (int)(st->grid.x * st->grid.y * st->grid.z);
     bool droplet = m->cfg.geometry == LMC_DROPLET;

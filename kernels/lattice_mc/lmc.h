@@ -28,6 +28,9 @@ typedef struct lmc_config {
     long total_sweeps; /* for the annealing ramp */
     uint64_t seed;
     int decompose;     /* 1: split along z over all MPI ranks (lmc_create); 0: whole lattice here */
+    /* CUDA on one rank: 0 a launch per tick; 1 the fused z-wavefront sweep (L1-cached
+     * neighbour loads), 2 the same with L2-only loads. slab: planes its steps advance, 0 auto */
+    int fuse, slab;
 } lmc_config;
 
 typedef struct lmc lmc;
@@ -62,6 +65,7 @@ struct lmc {
     uint32_t sweep;        /* global sweep counter: part of the random-number key */
     double E0;             /* total energy at upload, epsilon */
     double step;           /* current trial amplitude */
+    int slab_used;         /* set by the CUDA upload: the fused sweep's slab, 0 when tick by tick */
 };
 
 /* setup.c */

@@ -15,6 +15,7 @@ int lmc_parse(sb_params *p, lmc_config *cfg)
 {
     static const char *const geometries[] = {"bulk", "droplet", NULL};
     static const char *const inits[] = {"random", "aligned", NULL};
+    static const char *const fuses[] = {"off", "slab", "slab_l2", NULL};
     long sweeps;
     int rc;
     memset(cfg, 0, sizeof *cfg);
@@ -29,8 +30,13 @@ int lmc_parse(sb_params *p, lmc_config *cfg)
         (rc = sb_param_double(p, "W", 1.0, -1e3, 1e3, &cfg->W)) ||
         (rc = sb_param_double(p, "field", 0.0, -1e3, 1e3, &cfg->chi)) ||
         (rc = sb_param_long(p, "sweeps", 10, 1, 1000000, &sweeps)) ||
-        (rc = sb_param_choice(p, "init", inits, 0, &cfg->init_aligned)))
+        (rc = sb_param_choice(p, "init", inits, 0, &cfg->init_aligned)) ||
+        (rc = sb_param_choice(p, "fuse", fuses, 0, &cfg->fuse)))
         return rc;
+    const char *slab = sb_param_string(p, "slab");
+    long planes = 0;
+    if (slab && strcmp(slab, "auto") != 0 && (rc = sb_param_long(p, "slab", 0, 1, 1024, &planes))) return rc;
+    cfg->slab = (int)planes;
     cfg->sweeps_per_rep = (int)sweeps;
     cfg->T1 = cfg->T0;
     const char *step = sb_param_string(p, "step");

@@ -18,11 +18,14 @@
 
 #define AUX_L 16
 
-static lmc_config aux_config(int geometry, double T, double W, double chi, double step, int aligned,
-                             uint64_t seed, int decompose)
+/* The auxiliary runs take the benchmark's CUDA sweep variant (fuse, slab), so the
+ * oracle checks the path that was timed. */
+static lmc_config aux_config(const lmc_config *bench, int geometry, double T, double W, double chi, double step,
+                             int aligned, uint64_t seed, int decompose)
 {
     lmc_config c;
     memset(&c, 0, sizeof c);
+    c.fuse = bench->fuse, c.slab = bench->slab;
     c.L = AUX_L, c.geometry = geometry, c.T0 = c.T1 = T, c.W = W, c.chi = chi, c.step = step;
     c.init_aligned = aligned, c.sweeps_per_rep = 1, c.seed = seed;
     c.decompose = decompose && AUX_L % (2 * sb_mpi_size()) == 0;
@@ -78,15 +81,15 @@ out:
     return rc;
 }
 
-static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counters *cs)
+static int exact_limits(const lmc_config *bc, sb_backend b, uint64_t seed, sb_validation *v, sb_counters *cs)
 {
     /* Low T: two quadratic degrees of freedom per site, U/N = -3 + T + c T^2.
      * y(T) = (U/N + 3)/T = 1 + c T; from T = 0.01 and 0.02, 2 y1 - y2 = 1 removes c. */
     double u1, s1, u2, s2, uh, sh;
     int rc;
     sb_progress("lattice_mc validation: low-temperature limit");
-    lmc_config lo1 = aux_config(LMC_BULK, 0.01, 0, 0, 0.05, 1, seed, 0);
-    lmc_config lo2 = aux_config(LMC_BULK, 0.02, 0, 0, 0.05, 1, seed + 1, 0);
+    lmc_config lo1 = aux_config(bc, LMC_BULK, 0.01, 0, 0, 0.05, 1, seed, 0);
+    lmc_config lo2 = aux_config(bc, LMC_BULK, 0.02, 0, 0, 0.05, 1, seed + 1, 0);
     if ((rc = energy_average(&lo1, b, 500, 2000, &u1, &s1)) || (rc = energy_average(&lo2, b, 500, 2000, &u2, &s2)))
         return rc;
     double y1 = (u1 + 3.0) / 0.01, y2 = (u2 + 3.0) / 0.02;
@@ -99,7 +102,7 @@ static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counte
      * under the uniform measure (<P2^2> = 1/5, <P2^3> = 2/35); the beta^3 term,
      * tree and plaquette, is -0.079 beta^3 = -8e-5 at T = 10. */
     sb_progress("lattice_mc validation: high-temperature limit");
-    lmc_config hi = aux_config(LMC_BULK, 10.0, 0, 0, 10.0, 0, seed + 2, 0);
+    lmc_config hi = aux_config(bc, LMC_BULK, 10.0, 0, 0, 10.0, 0, seed + 2, 0);
     if ((rc = energy_average(&hi, b, 100, 2000, &uh, &sh))) return rc;
     double beta = 0.1;
     sb_check_add(v, "high-T U/N at T=10", uh, -0.6 * beta - 3.0 / 35.0 * beta * beta, 0.0015, SB_TOL_ABS,
@@ -111,10 +114,10 @@ static int exact_limits(sb_backend b, uint64_t seed, sb_validation *v, sb_counte
 /* The backend and reference.c from one initial state, same seed, 4 sweeps:
  * same decisions for every site, hence identical directors. The reference runs the
  * whole lattice; the backend, under MPI, only this rank's slab of it. */
-static int oracle(sb_backend b, uint64_t seed, int geometry, sb_validation *v)
+static int oracle(const lmc_config *bc, sb_backend b, uint64_t seed, int geometry, sb_validation *v)
 {
-    lmc_config cfg = geometry == LMC_BULK ? aux_config(LMC_BULK, 1.0, 0, 0, 0.3, 0, seed, 1)
-                                          : aux_config(LMC_DROPLET, 0.8, 1.0, 0.3, 0.3, 0, seed, 1);
+    lmc_config cfg = geometry == LMC_BULK ? aux_config(bc, LMC_BULK, 1.0, 0, 0, 0.3, 0, seed, 1)
+                                          : aux_config(bc, LMC_DROPLET, 0.8, 1.0, 0.3, 0.3, 0, seed, 1);
     lmc_config whole = cfg;
     whole.decompose = 0;
     lmc r, t;
@@ -161,7 +164,7 @@ int lmc_validate_all(lmc *bench, sb_backend b, uint64_t seed, sb_validation *v, 
                  "invariant: directors stay unit vectors (float32 rounding)");
     /* bookkeeping with every energy term switched on: droplet, anchoring, field */
     lmc m;
-    lmc_config cfg = aux_config(LMC_DROPLET, 0.5, 2.0, 0.5, 0.3, 0, seed + 3, 1);
+    lmc_config cfg = aux_config(&bench->cfg, LMC_DROPLET, 0.5, 2.0, 0.5, 0.3, 0, seed + 3, 1);
     int rc = aux_start(&m, &cfg, b);
     if (rc) return rc;
     sb_progress("lattice_mc validation: bookkeeping over 100 sweeps");
@@ -173,9 +176,10 @@ int lmc_validate_all(lmc *bench, sb_backend b, uint64_t seed, sb_validation *v, 
                  "invariant: E0 + sum of accepted dE = recomputed E (W=2, chi=0.5)");
     if (b != SB_BACKEND_REFERENCE) {
         sb_progress("lattice_mc validation: oracle");
-        if ((rc = oracle(b, seed, LMC_BULK, v)) || (rc = oracle(b, seed, LMC_DROPLET, v))) return rc;
+        if ((rc = oracle(&bench->cfg, b, seed, LMC_BULK, v)) || (rc = oracle(&bench->cfg, b, seed, LMC_DROPLET, v)))
+            return rc;
     }
-    rc = exact_limits(b, seed, v, cs);
+    rc = exact_limits(&bench->cfg, b, seed, v, cs);
     sb_progress_done();
     return rc;
 }

@@ -89,6 +89,9 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init);
 /* Allocates, fills the initial state (file or seed) and picks the ops for b. */
 int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_backend b);
 void nlc_destroy(nlc *m);
+/* init_file.c: q, p of this rank's chains from cfg->init_file (format there); SB_EXIT_USAGE
+ * after one line for a missing, short, long or non-finite file. */
+int nlc_read_init_file(const nlc_config *cfg, double *q, double *p);
 /* Fills q, p of chain c from the seed (band of modes, random phases). */
 int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *init, double *q, double *p);
 /* Host-side physics of a state (double, straightforward loops). */

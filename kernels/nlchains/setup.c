@@ -168,45 +168,6 @@ int nlc_init_band(const nlc_config *cfg, const nlc_init_spec *in, double *q, dou
     return ok ? SB_OK : SB_EXIT_RUNTIME;
 }
 
-/* Init file: C x N records of two native doubles (q, p) -- (Re psi, Im psi) for dnls --
- * chain-major, exactly 16 C N bytes, every value finite. The dumps use the same format. */
-static int read_init_file(nlc *m)
-{
-    const char *path = m->cfg.init_file;
-    const long N = m->cfg.N, C = m->cfg.copies;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sb_error("nlchains: --param init_file=%s: %s", path, strerror(errno));
-        return SB_EXIT_USAGE;
-    }
-    const long Ctot = m->cfg.copies_total ? m->cfg.copies_total : C;
-    long want = 16 * N * Ctot, have = -1;
-    if (fseek(f, 0, SEEK_END) == 0) have = ftell(f);
-    if (have != want || fseek(f, 16 * N * m->cfg.copy0, SEEK_SET) != 0) {
-        fclose(f);
-        sb_error("nlchains: --param init_file=%s has %ld bytes; copies=%ld x N=%ld x (q,p) doubles need %ld",
-                 path, have, Ctot, N, want);
-        return SB_EXIT_USAGE;
-    }
-    double rec[2];
-    for (long i = 0; i < N * C; i++) {
-        if (fread(rec, sizeof rec, 1, f) != 1) {
-            fclose(f);
-            sb_error("nlchains: --param init_file=%s: read error at record %ld", path, i);
-            return SB_EXIT_USAGE;
-        }
-        if (!isfinite(rec[0]) || !isfinite(rec[1])) {
-            fclose(f);
-            sb_error("nlchains: --param init_file=%s: non-finite value at chain %ld, site %ld", path,
-                     m->cfg.copy0 + i / N, i % N);
-            return SB_EXIT_USAGE;
-        }
-        m->q[i] = rec[0], m->p[i] = rec[1];
-    }
-    fclose(f);
-    return SB_OK;
-}
-
 int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_backend b)
 {
     memset(m, 0, sizeof *m);
@@ -227,7 +188,7 @@ int nlc_create(nlc *m, const nlc_config *cfg, const nlc_init_spec *init, sb_back
         nlc_destroy(m);
         return SB_EXIT_RUNTIME;
     }
-    int rc = cfg->init_file ? read_init_file(m) : nlc_init_band(cfg, init, m->q, m->p);
+    int rc = cfg->init_file ? nlc_read_init_file(cfg, m->q, m->p) : nlc_init_band(cfg, init, m->q, m->p);
     if (rc) nlc_destroy(m);
     return rc;
 }
