@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "fuzz_util.h"
 #include "results.h"
+#include "table.h"
 
 static FILE *sink(void)
 {
