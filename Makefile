@@ -48,6 +48,16 @@ C_SRC    := $(filter-out harness/mpi.c,$(wildcard harness/*.c backends/openmp_si
 CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
 C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
 OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_OBJ)
+# eri_brush's generated class code in translation units by range of L = la+lb+lc+ld and path
+# (hgp: HGP and the family code; md; jeng: the CUDA J engine's kernels of that L; the CPU's J
+# engine is jengine.c), largest first, so that make -j starts them first
+# (kernels/eri_brush/gen/eri_gen.py, unit_list).
+ERI_UNITS := 8md 8hgp 8jeng 7 6 5 4 3 0-2
+ERI_UNIT_NAMES := $(subst +,_,$(ERI_UNITS))
+ERI_UNIT_SRC := $(if $(filter 1,$(CUDA)),$(ERI_UNIT_NAMES:%=$(BUILD)/gen/eri_brush/eri_cuda_L%.cu)) \
+                $(patsubst %,$(BUILD)/gen/eri_brush/eri_cpu_L%.c,$(filter-out %_jeng,$(filter-out %jeng,$(ERI_UNIT_NAMES))) \
+                  $(filter %_jeng,$(ERI_UNIT_NAMES)))
+OBJ      := $(patsubst $(BUILD)/gen/%,$(BUILD)/obj/gen/%.o,$(basename $(ERI_UNIT_SRC))) $(OBJ)
 MAIN_OBJ := $(BUILD)/obj/harness/main.o
 LIB      := $(BUILD)/libscibench.a
 
@@ -88,17 +98,33 @@ $(BUILD)/obj/harness/mpi-mpi.o: harness/mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -DSB_MPI=1 -c $< -o $@
 
-# eri_brush: the per-class straight-line code is generated at build time (never edited by hand).
+# eri_brush: the per-class straight-line code is generated at build time (never edited by hand),
+# a header per class, and the backends' class code in the translation units of ERI_UNITS, so
+# that make -j compiles them side by side.
 PYTHON   ?= python3
 ERI_GEN  := $(BUILD)/gen/eri_brush/eri_gen_code.h $(BUILD)/gen/eri_brush/eri_gen_vec.h \
             $(BUILD)/gen/eri_brush/eri_gen_info.h $(BUILD)/gen/eri_brush/eri_gen_fam.h \
-            $(BUILD)/gen/eri_brush/eri_gen_famv.h
-$(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
+            $(BUILD)/gen/eri_brush/eri_gen_famv.h $(ERI_UNIT_SRC)
+# The generator rewrites only the files that change (an object rebuilds only for its own
+# headers), so its run is marked by a stamp (named by the units), and the files follow it.
+ERI_STAMP := $(BUILD)/gen/eri_brush/.generated-$(subst $() ,.,$(ERI_UNIT_NAMES))
+$(ERI_STAMP): kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
 	@mkdir -p $(@D)
-	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)
+	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --units "$(ERI_UNITS)" --out $(@D)
+	@rm -f $(@D)/.generated* && touch $@
+$(ERI_GEN): $(ERI_STAMP) ;
+# Variable tracking (the debug info's variable locations) took a fifth of the compile time of
+# the generated straight-line code and of the J engine's unrolled instances; it changes no code.
+$(BUILD)/obj/gen/eri_brush/%.o $(BUILD)/obj/kernels/eri_brush/jengine.o: CFLAGS += -fno-var-tracking
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
 # order-only: generated before they compile; which header each one includes its .d file tells
 # (the generator rewrites only changed files, so an object rebuilds only for its own headers)
-$(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): | $(ERI_GEN)
+$(filter $(BUILD)/obj/kernels/eri_brush/% $(BUILD)/obj/gen/eri_brush/%,$(OBJ)): | $(ERI_GEN)
 $(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: | $(ERI_GEN)
 
 # dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
@@ -192,11 +218,12 @@ SAN_CI_TESTS := test_compare test_json test_params test_stats test_validation te
                 test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
                 test_eri_families test_dfr_integrals test_dfratom_scf
 ifeq ($(SANITIZE),1)
-# Under ASan the generated eri_brush classes compile 5-10x faster at -O0 (openmp_simd.c: 32 s
-# against 150-330 s at -O1) and run slower, in tests the CI subset leaves out. -w: at -O0 gcc
-# warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
+# Under ASan the generated eri_brush classes (their units, the J engine, the families) compile
+# 5-10x faster at -O0 than at -O1 and run slower, in tests the CI subset leaves out. -w: at -O0
+# gcc warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
 # checks these files with -Werror.
-$(addprefix $(BUILD)/obj/kernels/eri_brush/,openmp_simd.o jengine.o families.o): CFLAGS += -O0 -w
+$(addprefix $(BUILD)/obj/kernels/eri_brush/,jengine.o families.o): CFLAGS += -O0 -w
+$(BUILD)/obj/gen/eri_brush/%.o: CFLAGS += -O0 -w
 export ASAN_OPTIONS  ?= detect_leaks=1:check_initialization_order=1:strict_init_order=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
