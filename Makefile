@@ -51,8 +51,9 @@ OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_
 # eri_brush's generated class code in translation units by range of L = la+lb+lc+ld and path
 # (hgp: HGP and the family code; md; jeng: the CUDA J engine's kernels of that L; the CPU's J
 # engine is jengine.c), largest first, so that make -j starts them first
-# (kernels/eri_brush/gen/eri_gen.py, unit_list).
-ERI_UNITS := 8md 8hgp 8jeng 7 6 5 4 3 0-2
+# (kernels/eri_brush/gen/eri_gen.py, unit_list). MD, which path=auto never picks (README,
+# "Path choice"), has units of its own, compiled for less (below).
+ERI_UNITS := 8jeng 8hgp 7hgp+jeng 6hgp+jeng 8md 0-7md 3-5hgp+jeng 0-2hgp+jeng
 ERI_UNIT_NAMES := $(subst +,_,$(ERI_UNITS))
 ERI_UNIT_SRC := $(if $(filter 1,$(CUDA)),$(ERI_UNIT_NAMES:%=$(BUILD)/gen/eri_brush/eri_cuda_L%.cu)) \
                 $(patsubst %,$(BUILD)/gen/eri_brush/eri_cpu_L%.c,$(filter-out %_jeng,$(filter-out %jeng,$(ERI_UNIT_NAMES))) \
@@ -116,6 +117,18 @@ $(ERI_GEN): $(ERI_STAMP) ;
 # Variable tracking (the debug info's variable locations) took a fifth of the compile time of
 # the generated straight-line code and of the J engine's unrolled instances; it changes no code.
 $(BUILD)/obj/gen/eri_brush/%.o $(BUILD)/obj/kernels/eri_brush/jengine.o: CFLAGS += -fno-var-tracking
+# MD is the cross-check path (path=md), compiled for less: at -O3 its (dd|dd) function alone
+# spent 6.5 CPU-min in gcc (register allocation over thousands of live values; 70 s and 1.4 GB
+# at -O1, 2 s at -O0) and its CUDA kernel 159 s in ptxas (51 s at -O1). The other MD classes
+# at -O1 compile in 45 s; water/cc-pVDZ with path=md then runs in 3.8 ms instead of 2.8 (8.6
+# with every class at -O0). With -ffp-contract=off the CPU's results are the same bits at any
+# level.
+# (SANITIZE=1 compiles every class unit at -O0, below.)
+ifneq ($(SANITIZE),1)
+$(BUILD)/obj/gen/eri_brush/eri_cpu_%md.o: CFLAGS += -O1
+$(BUILD)/obj/gen/eri_brush/eri_cpu_L8md.o: CFLAGS += -O0
+endif
+$(BUILD)/obj/gen/eri_brush/eri_cuda_%md.o: NVFLAGS += -Xptxas -O1
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
