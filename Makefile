@@ -138,7 +138,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cu $(FLAGS_STAMP)
 # order-only: generated before they compile; which header each one includes its .d file tells
 # (the generator rewrites only changed files, so an object rebuilds only for its own headers)
 $(filter $(BUILD)/obj/kernels/eri_brush/% $(BUILD)/obj/gen/eri_brush/%,$(OBJ)): | $(ERI_GEN)
-$(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: | $(ERI_GEN)
+$(BUILD)/obj/tests/test_eri%.o $(BUILD)/obj/tests/gpu_eri%.o: | $(ERI_GEN)
 
 # dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
 DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
@@ -163,10 +163,15 @@ $(BUILD)/tools/eri_libint2: tools/eri_libint2.cpp kernels/eri_brush/eri.h
 eri-libint2: $(if $(LIBINT2_OK),$(BUILD)/tools/eri_libint2)
 .PHONY: eri-libint2
 
-# Provenance baked into the binary: it runs on machines without the git tree.
-$(BUILD)/obj/harness/version.o: FORCE
+# Provenance baked into the binary: it runs on machines without the git tree. version.o is
+# rebuilt when the commit (or its -dirty mark) changes, and only then: $(BUILD)/.version is
+# rewritten only when its text changes, so an unchanged tree relinks nothing.
+SB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(BUILD)/.version: FORCE
+	@mkdir -p $(@D) && [ "$$(cat $@ 2>/dev/null)" = "$(SB_COMMIT)" ] || echo "$(SB_COMMIT)" > $@
+$(BUILD)/obj/harness/version.o: $(BUILD)/.version
 $(BUILD)/obj/harness/version.o: CFLAGS += \
-  -DSB_GIT_COMMIT='"$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)"' \
+  -DSB_GIT_COMMIT='"$(SB_COMMIT)"' \
   -DSB_CC_VERSION='"$(shell $(CC) --version | head -1)"' \
   -DSB_NVCC_VERSION='"$(if $(filter 1,$(CUDA)),$(shell $(NVCC) --version | tail -1),none)"' \
   -DSB_CFLAGS_ARCH='"$(ARCH)"'
@@ -174,9 +179,14 @@ $(BUILD)/obj/harness/version.o: CFLAGS += \
 # The Metropolis decision must round identically on CPU and GPU: no implicit FMA contraction.
 $(BUILD)/obj/kernels/lattice_mc/cuda.o $(BUILD)/obj/kernels/lattice_mc/cuda_fused.o: NVFLAGS += -fmad=false
 
-$(BUILD)/tests/%: tests/%.c $(LIB)
+# A test's object apart from its link: a changed library relinks the tests, and recompiles
+# none (test_eri_gen compiles every generated class).
+$(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(LINK) $(CFLAGS) -Itests -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(LINK) $(CFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
 # MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
 # object but harness/mpi is the same with MPI=1, so the test links an MPI binary beside the
@@ -313,7 +323,7 @@ help:
 	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
 	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
--include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)
+-include $(OBJ:.o=.d) $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.d,$(TESTS) $(GPUTESTS))
 
 # ==== results, comparisons, pictures, CI regression (results/README.md) ======
 # Scripts live in tools/; each takes the binary from SB. MACHINE is what the
@@ -357,4 +367,4 @@ ci-baseline: $(SB)
 
 # test_eri_gen compiles every generated class (both paths) only to compare them: no need
 # for -O3 there (it would add minutes of compile time for nothing).
-$(BUILD)/tests/test_eri_gen: CFLAGS += -O1
+$(BUILD)/obj/tests/test_eri_gen.o: CFLAGS += -O1
