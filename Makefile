@@ -187,6 +187,8 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(LINK) $(CFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+# kept: as intermediate files of the chain above make would delete them after the link
+.SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.o,$(TESTS) $(GPUTESTS))
 
 # MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
 # object but harness/mpi is the same with MPI=1, so the test links an MPI binary beside the
