@@ -48,6 +48,17 @@ C_SRC    := $(filter-out harness/mpi.c,$(wildcard harness/*.c backends/openmp_si
 CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
 C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
 OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_OBJ)
+# eri_brush's generated class code in translation units by range of L = la+lb+lc+ld and path
+# (hgp: HGP and the family code; md; jeng: the CUDA J engine's kernels of that L; the CPU's J
+# engine is jengine.c), largest first, so that make -j starts them first
+# (kernels/eri_brush/gen/eri_gen.py, unit_list). MD, which path=auto never picks (README,
+# "Path choice"), has units of its own, compiled for less (below).
+ERI_UNITS := 8jeng 8hgp 7hgp+jeng 6hgp+jeng 8md 0-7md 3-5hgp+jeng 0-2hgp+jeng
+ERI_UNIT_NAMES := $(subst +,_,$(ERI_UNITS))
+ERI_UNIT_SRC := $(if $(filter 1,$(CUDA)),$(ERI_UNIT_NAMES:%=$(BUILD)/gen/eri_brush/eri_cuda_L%.cu)) \
+                $(patsubst %,$(BUILD)/gen/eri_brush/eri_cpu_L%.c,$(filter-out %_jeng,$(filter-out %jeng,$(ERI_UNIT_NAMES))) \
+                  $(filter %_jeng,$(ERI_UNIT_NAMES)))
+OBJ      := $(patsubst $(BUILD)/gen/%,$(BUILD)/obj/gen/%.o,$(basename $(ERI_UNIT_SRC))) $(OBJ)
 MAIN_OBJ := $(BUILD)/obj/harness/main.o
 LIB      := $(BUILD)/libscibench.a
 
@@ -88,18 +99,46 @@ $(BUILD)/obj/harness/mpi-mpi.o: harness/mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -DSB_MPI=1 -c $< -o $@
 
-# eri_brush: the per-class straight-line code is generated at build time (never edited by hand).
+# eri_brush: the per-class straight-line code is generated at build time (never edited by hand),
+# a header per class, and the backends' class code in the translation units of ERI_UNITS, so
+# that make -j compiles them side by side.
 PYTHON   ?= python3
 ERI_GEN  := $(BUILD)/gen/eri_brush/eri_gen_code.h $(BUILD)/gen/eri_brush/eri_gen_vec.h \
             $(BUILD)/gen/eri_brush/eri_gen_info.h $(BUILD)/gen/eri_brush/eri_gen_fam.h \
-            $(BUILD)/gen/eri_brush/eri_gen_famv.h
-$(ERI_GEN) &: kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
+            $(BUILD)/gen/eri_brush/eri_gen_famv.h $(ERI_UNIT_SRC)
+# The generator rewrites only the files that change (an object rebuilds only for its own
+# headers), so its run is marked by a stamp (named by the units), and the files follow it.
+ERI_STAMP := $(BUILD)/gen/eri_brush/.generated-$(subst $() ,.,$(ERI_UNIT_NAMES))
+$(ERI_STAMP): kernels/eri_brush/gen/eri_gen.py $(wildcard kernels/eri_brush/gen/*.py)
 	@mkdir -p $(@D)
-	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --out $(@D)
+	$(PYTHON) kernels/eri_brush/gen/eri_gen.py --lmax 2 --units "$(ERI_UNITS)" --out $(@D)
+	@rm -f $(@D)/.generated* && touch $@
+$(ERI_GEN): $(ERI_STAMP) ;
+# Variable tracking (the debug info's variable locations) took a fifth of the compile time of
+# the generated straight-line code and of the J engine's unrolled instances; it changes no code.
+$(BUILD)/obj/gen/eri_brush/%.o $(BUILD)/obj/kernels/eri_brush/jengine.o: CFLAGS += -fno-var-tracking
+# MD is the cross-check path (path=md), compiled for less: at -O3 its (dd|dd) function alone
+# spent 6.5 CPU-min in gcc (register allocation over thousands of live values; 70 s and 1.4 GB
+# at -O1, 2 s at -O0) and its CUDA kernel 159 s in ptxas (51 s at -O1). The other MD classes
+# at -O1 compile in 45 s; water/cc-pVDZ with path=md then runs in 3.8 ms instead of 2.8 (8.6
+# with every class at -O0). With -ffp-contract=off the CPU's results are the same bits at any
+# level.
+# (SANITIZE=1 compiles every class unit at -O0, below.)
+ifneq ($(SANITIZE),1)
+$(BUILD)/obj/gen/eri_brush/eri_cpu_%md.o: CFLAGS += -O1
+$(BUILD)/obj/gen/eri_brush/eri_cpu_L8md.o: CFLAGS += -O0
+endif
+$(BUILD)/obj/gen/eri_brush/eri_cuda_%md.o: NVFLAGS += -Xptxas -O1
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
 # order-only: generated before they compile; which header each one includes its .d file tells
 # (the generator rewrites only changed files, so an object rebuilds only for its own headers)
-$(filter $(BUILD)/obj/kernels/eri_brush/%,$(OBJ)): | $(ERI_GEN)
-$(BUILD)/tests/test_eri% $(BUILD)/tests/gpu_eri%: | $(ERI_GEN)
+$(filter $(BUILD)/obj/kernels/eri_brush/% $(BUILD)/obj/gen/eri_brush/%,$(OBJ)): | $(ERI_GEN)
+$(BUILD)/obj/tests/test_eri%.o $(BUILD)/obj/tests/gpu_eri%.o: | $(ERI_GEN)
 
 # dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
 DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
@@ -124,10 +163,15 @@ $(BUILD)/tools/eri_libint2: tools/eri_libint2.cpp kernels/eri_brush/eri.h
 eri-libint2: $(if $(LIBINT2_OK),$(BUILD)/tools/eri_libint2)
 .PHONY: eri-libint2
 
-# Provenance baked into the binary: it runs on machines without the git tree.
-$(BUILD)/obj/harness/version.o: FORCE
+# Provenance baked into the binary: it runs on machines without the git tree. version.o is
+# rebuilt when the commit (or its -dirty mark) changes, and only then: $(BUILD)/.version is
+# rewritten only when its text changes, so an unchanged tree relinks nothing.
+SB_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(BUILD)/.version: FORCE
+	@mkdir -p $(@D) && [ "$$(cat $@ 2>/dev/null)" = "$(SB_COMMIT)" ] || echo "$(SB_COMMIT)" > $@
+$(BUILD)/obj/harness/version.o: $(BUILD)/.version
 $(BUILD)/obj/harness/version.o: CFLAGS += \
-  -DSB_GIT_COMMIT='"$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)"' \
+  -DSB_GIT_COMMIT='"$(SB_COMMIT)"' \
   -DSB_CC_VERSION='"$(shell $(CC) --version | head -1)"' \
   -DSB_NVCC_VERSION='"$(if $(filter 1,$(CUDA)),$(shell $(NVCC) --version | tail -1),none)"' \
   -DSB_CFLAGS_ARCH='"$(ARCH)"'
@@ -135,9 +179,16 @@ $(BUILD)/obj/harness/version.o: CFLAGS += \
 # The Metropolis decision must round identically on CPU and GPU: no implicit FMA contraction.
 $(BUILD)/obj/kernels/lattice_mc/cuda.o $(BUILD)/obj/kernels/lattice_mc/cuda_fused.o: NVFLAGS += -fmad=false
 
-$(BUILD)/tests/%: tests/%.c $(LIB)
+# A test's object apart from its link: a changed library relinks the tests, and recompiles
+# none (test_eri_gen compiles every generated class).
+$(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(LINK) $(CFLAGS) -Itests -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(LINK) $(CFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+# kept: as intermediate files of the chain above make would delete them after the link
+.SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.o,$(TESTS) $(GPUTESTS))
 
 # MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
 # object but harness/mpi is the same with MPI=1, so the test links an MPI binary beside the
@@ -161,6 +212,15 @@ validate: $(BUILD)/scibench
 info: $(BUILD)/scibench
 	$(BUILD)/scibench info
 
+# make install PREFIX=P: P/bin/scibench and every kernel's data/ as P/share/scibench/<kernel>/,
+# where the binary looks beside itself (harness/datapath.c): no variable to set.
+PREFIX  ?= /usr/local
+install: $(BUILD)/scibench
+	install -D -m 755 $(BUILD)/scibench $(DESTDIR)$(PREFIX)/bin/scibench
+	@cd kernels && for f in $$(find */data -type f); do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/scibench/$${f%%/data/*}/$${f#*/data/}" || exit 1; done
+.PHONY: install
+
 # Build every test binary without running it (e.g. before carrying build/ to the GPU machine).
 tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 
@@ -168,6 +228,7 @@ tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
 test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
+	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
 	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; \
 	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; exit $$fail
 # On the device: GPU tests must run, not skip.
@@ -182,11 +243,12 @@ SAN_CI_TESTS := test_compare test_table test_profile test_json test_params test_
                 test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
                 test_eri_families test_dfr_integrals test_dfratom_scf test_lmc_wavefront
 ifeq ($(SANITIZE),1)
-# Under ASan the generated eri_brush classes compile 5-10x faster at -O0 (openmp_simd.c: 32 s
-# against 150-330 s at -O1) and run slower, in tests the CI subset leaves out. -w: at -O0 gcc
-# warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
+# Under ASan the generated eri_brush classes (their units, the J engine, the families) compile
+# 5-10x faster at -O0 than at -O1 and run slower, in tests the CI subset leaves out. -w: at -O0
+# gcc warns, with no option to turn it off, that it ignores their loop pragmas; the -O3 build
 # checks these files with -Werror.
-$(addprefix $(BUILD)/obj/kernels/eri_brush/,openmp_simd.o jengine.o families.o): CFLAGS += -O0 -w
+$(addprefix $(BUILD)/obj/kernels/eri_brush/,jengine.o families.o): CFLAGS += -O0 -w
+$(BUILD)/obj/gen/eri_brush/%.o: CFLAGS += -O0 -w
 export ASAN_OPTIONS  ?= detect_leaks=1:check_initialization_order=1:strict_init_order=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
@@ -205,8 +267,8 @@ FUZZERS    := xyz g94 spiral nlc_init result_json cli_param
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -MMD -MP \
                -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
-fuzz_src_xyz         := kernels/eri_brush/input.c
-fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c
+fuzz_src_xyz         := kernels/eri_brush/input.c harness/datapath.c
+fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c harness/datapath.c
 fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
 fuzz_src_nlc_init    := kernels/nlchains/init_file.c
 fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c
@@ -251,6 +313,7 @@ help:
 	@echo "make test-sanitize-gpu   compute-sanitizer's four tools over the GPU tests and each kernel (GPU machine)"
 	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
 	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
+	@echo "make install PREFIX=/usr/local   bin/scibench and the kernels' data in share/scibench/ (found from any directory)"
 	@echo "make info      hardware report with measured peaks"
 	@echo "make vecreport KERNEL=k [AVX512=1]   the compiler's vectorisation report for k's CPU loops"
 	@echo "make results KERNEL=k BACKEND=b SIZE=n [ARGS=..]   run with --json into results/<machine>/"
@@ -262,7 +325,7 @@ help:
 	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
 	@echo "make ci-regression   CPU backend at CI sizes vs results/ci/ (make ci-baseline refreshes it)"
 
--include $(OBJ:.o=.d) $(TESTS:=.d) $(GPUTESTS:=.d)
+-include $(OBJ:.o=.d) $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.d,$(TESTS) $(GPUTESTS))
 
 # ==== results, comparisons, pictures, CI regression (results/README.md) ======
 # Scripts live in tools/; each takes the binary from SB. MACHINE is what the
@@ -304,6 +367,6 @@ ci-regression: $(SB)
 ci-baseline: $(SB)
 	@bash tools/ci_regression.sh --update
 
-# test_eri_gen compiles every generated class (both paths) only to compare them: no need
-# for -O3 there (it would add minutes of compile time for nothing).
-$(BUILD)/tests/test_eri_gen: CFLAGS += -O1
+# test_eri_gen compiles every generated class (both paths) only to compare them, and runs
+# them in well under a second: -O0 (7 s of compile time; -O1 took over 4 min, -O3 more).
+$(BUILD)/obj/tests/test_eri_gen.o: CFLAGS += -O0

@@ -69,6 +69,12 @@ void sb_set_quiet(int quiet);
  * (until then they are the same on all ranks); after it, on any rank, with its number. */
 void sb_errors_from_all_ranks(int on);
 
+/* ---- data files -------------------------------------------------------- */
+/* The path (into out, n bytes) of kernel's data file rel: kernels/<kernel>/data/<rel> in a
+ * source tree, share/scibench/<kernel>/<rel> installed; $SB_DATA overrides (datapath.c has
+ * the search order). SB_OK, or one error line and SB_EXIT_USAGE when it is nowhere. */
+int sb_data_path(const char *kernel, const char *rel, char *out, size_t n);
+
 /* ---- results a kernel hands to the harness ---------------------------- */
 #define SB_MAX_COUNTERS 160 /* eri_brush: 2 per quartet class, 55 classes with f shells */
 typedef struct {

@@ -404,9 +404,8 @@ static void test_jeng_team(void **state)
 static void check_families(water *c, const char *what)
 {
     double *Mf = malloc(sizeof(double) * c->nbf2), *M1 = malloc(sizeof(double) * c->nbf2),
-           *Mr = malloc(sizeof(double) * c->nbf2), *Ms = malloc(sizeof(double) * c->nbf2),
-           *Mb = malloc(sizeof(double) * c->nbf2);
-    assert_true(Mf && M1 && Mr && Ms && Mb);
+           *Mr = malloc(sizeof(double) * c->nbf2), *Ms = malloc(sizeof(double) * c->nbf2);
+    assert_true(Mf && M1 && Mr && Ms);
     eri_batch b;
     batch_init(&b, c, &c->w, ERI_MODE_DIGEST, Mf);
     setenv("SB_ERI_FAMILY", "1", 1);
@@ -423,27 +422,20 @@ static void check_families(water *c, const char *what)
     setenv("SB_ERI_FAM_ACC", "8", 1); /* smaller chunks: more of them per family quartet */
     run_ops(CUDA_OPS, c, &c->w, ERI_MODE_DIGEST, Ms);
     unsetenv("SB_ERI_FAM_ACC");
-    setenv("SB_ERI_FAM_BLOCKS", "5", 1); /* every class's family kernels under one register target */
-    run_ops(CUDA_OPS, c, &c->w, ERI_MODE_DIGEST, Mb);
-    unsetenv("SB_ERI_FAM_BLOCKS");
     digest_with("SB_ERI_FAMILY", "0", c, M1);
     run_ops(&eri_ops_reference, c, &c->w, ERI_MODE_DIGEST, Mr);
     const double scale = max_abs(Mr, c->nbf2), d = max_diff(Mf, M1, c->nbf2), dr = max_diff(Mf, Mr, c->nbf2),
-                 ds = max_diff(Ms, M1, c->nbf2), db = max_diff(Mb, M1, c->nbf2);
+                 ds = max_diff(Ms, M1, c->nbf2);
     print_message("%s: families against one pair at a time max |dM| %.2e (%.1e rel), in chunks of 8 values %.2e, "
-                  "compiled for 5 blocks/SM %.2e, against the reference %.2e; (ss|ss) model flops %.3e as "
-                  "families, %.3e one at a time\n",
-                  what, d, d / scale, ds, db, dr, fam, model);
-    assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-13 * scale && db <= 1e-13 * scale &&
-                dr <= 1e-11 * scale);
+                  "against the reference %.2e; (ss|ss) model flops %.3e as families, %.3e one at a time\n",
+                  what, d, d / scale, ds, dr, fam, model);
+    assert_true(scale > 1.0 && d <= 1e-13 * scale && ds <= 1e-13 * scale && dr <= 1e-11 * scale);
     assert_true(fam > 0 && fam < model);
     refused_with("SB_ERI_FAMILY", "2", c, Mf);
     unsetenv("SB_ERI_FAMILY");
     refused_with("SB_ERI_FAM_ACC", "0", c, Mf);
     unsetenv("SB_ERI_FAM_ACC");
-    refused_with("SB_ERI_FAM_BLOCKS", "7", c, Mf); /* no kernel compiled for 7 */
-    unsetenv("SB_ERI_FAM_BLOCKS");
-    free(Mf), free(M1), free(Mr), free(Ms), free(Mb);
+    free(Mf), free(M1), free(Mr), free(Ms);
 }
 
 static void test_families(void **state)

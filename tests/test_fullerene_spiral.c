@@ -15,8 +15,6 @@
 #include "fullerene_ff/ff.h"
 #include "fullerene_ff/spiral_internal.h"
 
-#define DATA_FILE "kernels/fullerene_ff/data/A007894.txt"
-
 static int degree(const uint16_t *dual, int v) { return dual[6 * v + 5] == FF_NONE ? 5 : 6; }
 
 static ff_spiral from_one_based(const int p[12])
@@ -31,8 +29,9 @@ static const int c60_ih[12] = {1, 7, 9, 11, 13, 15, 18, 20, 22, 24, 26, 32};
 /* Expected count of C_N from the OEIS data file; -1 when N is not listed. */
 static long oeis_count(int N)
 {
-    FILE *f = fopen(DATA_FILE, "r");
-    if (!f) f = fopen("../" DATA_FILE, "r");
+    char path[4096];
+    assert_int_equal(sb_data_path("fullerene_ff", "A007894.txt", path, sizeof path), 0);
+    FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[256];
     long found = -1;

@@ -18,7 +18,7 @@ fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 if command -v nvcc >/dev/null; then echo "setup: CUDA objects with $(nvcc --version | tail -1)"
 else echo "setup: no nvcc found: building the CPU backends only (CUDA=0)"; fi
-make -j"$(nproc)" "$@"
-make -j"$(nproc)" tests "$@"
-# eri_brush's libint2 reference tool (one C++ file; skipped where libint2-dev is absent)
-make eri-libint2 "$@"
+# One make for everything, so that -j keeps every core busy to the end: eri_brush's libint2
+# reference tool first (one long C++ file; skipped where libint2-dev is absent), the binary,
+# the tests.
+make -j"$(nproc)" eri-libint2 all tests "$@"

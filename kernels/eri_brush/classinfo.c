@@ -97,13 +97,3 @@ int eri_path_digest_jeng(int cls, int lmin)
     const eri_class_info *c = eri_class(cls);
     return c && (!eri_class_has_code(cls) || c->la + c->lb + c->lc + c->ld >= lmin);
 }
-
-/* Measured on the H100 (cuda.cu, FAM_MINB; results/h100/eri_famregs/): taxol/cc-pVDZ, ms
- * with the launch bound alone -> this target, same call: (ps|ps) 37.9 -> 35.0 (5 blocks an
- * SM), (ds|ps) 33.0 -> 31.3 (3). Every other class was fastest with the launch bound alone. */
-int eri_cuda_fam_blocks(int cls)
-{
-    return cls == eri_quartet_class(eri_pair_class(1, 0), eri_pair_class(1, 0))   ? 5
-           : cls == eri_quartet_class(eri_pair_class(2, 0), eri_pair_class(1, 0)) ? 3
-                                                                                  : 0;
-}

@@ -16,533 +16,47 @@
  * run() launches one CUDA graph of the whole build on the legacy default stream (the harness
  * brackets it with events; SB_ERI_GRAPH=0 enqueues the same work launch by launch instead);
  * per-class times, when asked for, come from the graph's event nodes between the classes. */
-#include <math.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
-/* Primitive pairs on the device: one array per eri_prim field, and within a field the pairs
- * of a worklist group (eri_pair_order) interleaved, [primitive][pair]. The quartets of a
- * segment run bra by bra with consecutive kets of one group, so a warp's ket loads are
- * consecutive doubles (two L1 wavefronts a load, where the 96-byte structs took up to 32);
- * its bra loads are one address. The generated code reaches them through these macros. */
-enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_h = 11, PF_N = 12 };
-/* Family pairs (eri_families) add the K of members 1..3: K of member m at PF_K (m = 0) or
- * PF_K1 + m - 1, and PF_NF fields in all. */
-enum { PF_K1 = PF_N, PF_NF = PF_N + 3 };
-struct prim_view {
-    const double *a; /* field 0 of the pair's primitive 0 */
-    int s;           /* from one primitive of the pair to the next: the group's pair count */
-    int fs;          /* from one field to the next: pair count x primitives per pair */
-};
-#define ERI_PRIMS prim_view
-#define ERI_PRIM_AT(v, i) (prim_view{(v).a + (i) * (v).s, (v).s, (v).fs})
-#define ERI_PF(v, f) ((v).a[PF_##f * (v).fs])
-#define ERI_PV(v, f, c) ((v).a[(PF_##f + (c)) * (v).fs])
-#define ERI_PFK(v, m) ((v).a[((m) ? PF_K1 - 1 + (m) : PF_K) * (v).fs])
-
-/* Ket primitives in the outer loop (eri.h): a warp's 32 quartets share their bra and each
- * has its own ket, so the outer-loop loads are the per-thread ones (once per ket primitive)
- * and the inner loop re-reads the bra's, one address for the whole warp. With the bra
- * outside, every ket primitive was re-read for every bra primitive and L1 kept 40 % of them
- * ((ps|ss), ncu): the warps waited on L2. */
-#define ERI_KET_OUTER 1
-#include "eri_brush/eri.h"
-/* boys.h declares its C functions without extern "C" (it is a C header); math.h is in
- * already, so nothing C++ ends up inside the block. */
-extern "C" {
-#include "eri_brush/boys.h"
-}
-#include "eri_brush/eri_gen_code.h"
-#include "eri_brush/eri_gen_info.h"
-#include "eri_brush/eri_gen_fam.h"
-static_assert(PF_NF == PF_N + ERI_FAM_MAXMEM - 1, "a K field per family member");
-/* Bra-side adds summed over the warp first. The quartets of a segment run bra by bra, so a
- * warp's 32 quartets mostly share their bra: without this every bra element of M took 32
- * double atomicAdds at one address in a row, which L2 serialises. The lanes of one bra form a
- * run (consecutive lanes); each run's sum goes to its first lane, which adds it once. Only
- * the lanes that arrive together (__activemask) take part, and a lane outside that mask ends
- * a run, so a partial or diverged warp is handled too: every lane of the mask executes the
- * same shuffles, whatever the runs are. */
-struct warp_runs {
-    unsigned mask; /* the lanes taking part */
-    int end;       /* last lane of this lane's run */
-    bool head;     /* first lane of its run: adds the run's sum */
-};
-static __device__ __forceinline__ warp_runs warp_runs_of(long key)
-{
-    const unsigned mask = __activemask();
-    const int lane = threadIdx.x & 31;
-    const long up = __shfl_up_sync(mask, key, 1);
-    const bool head = lane == 0 || !((mask >> (lane - 1)) & 1u) || up != key;
-    const unsigned after = (__ballot_sync(mask, head) | ~mask) & (0xfffffffeu << lane);
-    return warp_runs{mask, after ? __ffs(after) - 2 : 31, head};
-}
-/* After step o a lane holds the sum of its run's lanes [lane, lane + 2o), so five steps give
- * each head its whole run. */
-static __device__ __forceinline__ void add_bra(double *ptr, double v, const warp_runs &r)
-{
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const double w = __shfl_down_sync(r.mask, v, o);
-        if (lane + o <= r.end) v += w;
-    }
-    if (r.head) atomicAdd(ptr, v);
-}
-
-#define ERI_JE_ADD(ptr, v) atomicAdd((ptr), (v))
-#define ERI_JE_BRA_RUNS(name, Gb) const warp_runs name = warp_runs_of((long)(Gb))
-#define ERI_JE_ADD_BRA(ptr, v, runs) add_bra((ptr), (v), (runs))
-#include "eri_brush/jengine.h"
+#include "eri_brush/cuda_class.cuh"
 #include "sb_cuda.h"
 
 namespace {
+using namespace eri_cu;
 
-__host__ __device__ constexpr int ncart(int l) { return (l + 1) * (l + 2) / 2; }
-/* functions of a shell: only d (and higher) shells become pure */
-__host__ __device__ constexpr int nfun(int l, bool pure) { return pure && l >= 2 ? 2 * l + 1 : ncart(l); }
-
-/* Classes with d shells have large bodies (hundreds of live values): 64-thread blocks
- * leave the compiler the full register file per thread; the small classes take 128. */
-__host__ __device__ constexpr int class_block(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 5 ? 64 : 128; }
-/* The largest bodies: with only a launch bound, ptxas (CUDA 13.0) gives them 32 registers
- * and puts everything else on the stack ((dp|dp) HGP: an 11 KB frame, 59 KB of spill traffic
- * per thread). An explicit cap of the whole register file (nvcc takes no launch bound beside
- * it) gives 255 registers, a 3.7 KB frame and 19 KB. They are, on HGP, the classes with at
- * least three units of angular momentum on each side, (dp|dp), (dd|dp), (dd|dd); on MD every
- * class with L >= 5. The others keep the launch bound: under the cap ptxas gives them more
- * registers than they need (ssss 50 -> 60). */
-__host__ __device__ constexpr bool class_capped(int path, int la, int lb, int lc, int ld, bool one)
-{
-    /* one primitive (class_one below): (dd|pp) fell into ptxas's 32-register choice (a 14.6 KB
-     * frame), so every single-primitive kernel with L >= 6 is capped too */
-    return path == ERI_PATH_HGP ? (la + lb >= 3 && lc + ld >= 3) || (one && la + lb + lc + ld >= 6)
-                                : la + lb + lc + ld >= 5;
-}
-
-/* Nine HGP classes run faster with fewer registers and more warps per SM: a register
- * target R gives the launch bound a minimum of 65536 / (R x block) blocks per SM. Measured
- * on the H100, taxol/cc-pVDZ, per class (ms, default -> R; tried: R = 128 and 168 for every
- * class with L >= 3 below the capped ones, 64 for (ps|ss), 80 for (ds|ps), both for (ps|ps),
- * (pp|ss), (ds|ss), (dp|ss)):
- *   (ps|ss) 212.5 -> 183.8 (64)   (pp|ss) 81.1 -> 65.5 (64)    (ds|ss) 59.0 -> 50.3 (64)
- *   (ps|ps) 107.0 -> 100.1 (80)   (dp|ss) 55.5 -> 48.9 (80)
- *   (pp|ps) 128.1 -> 112.4 (128)  (dd|ss) 17.9 -> 12.7 (128)
- *   (dp|ps) 109.3 -> 91.8 (168)   (ds|ds) 13.7 -> 11.7 (168)
- * The others were as fast or slower under the targets tried (e.g. (ds|ps) 69.8 -> 96.4 at
- * 80, (dp|pp) 59.7 -> 140.6 at 168: spills). A class without a target keeps the plain
- * launch bound: even an explicit minimum of one block makes ptxas take more registers
- * ((ss|ss) 64 -> 72, 113 -> 122 ms). 0: no target. */
-__host__ __device__ constexpr int class_regs(int path, int la, int lb, int lc, int ld)
-{
-    if (path != ERI_PATH_HGP) return 0;
-    const int key = la * 1000 + lb * 100 + lc * 10 + ld;
-    return key == 1000 || key == 1100 || key == 2000 ? 64
-           : key == 1010 || key == 2100              ? 80
-           : key == 1110 || key == 2200              ? 128
-           : key == 2110 || key == 2020              ? 168
-                                                     : 0;
-}
-
-/* What a thread needs of a shell pair, in one 16-byte load. */
-struct dev_pair {
-    int bf0a, bf0b; /* first functions of shells a and b */
-    int off;        /* field 0 of its primitive 0 in the interleaved arrays */
-    int sd;         /* 2 x its group's pair count, + 1 when a == b (digest factor 1, else 2) */
-};
-
-struct kargs {
-    const eri_quartet *q;
-    long q0, n; /* the segment's quartets q[q0 .. q0+n) */
-    int nb, nk; /* primitive pairs of bra and ket */
-    const double *prim; /* interleaved fields */
-    const dev_pair *pair;
-    const double *AB; /* 3 per pair */
-    const double *boys;
-    int pure, mode, nbf;
-    const double *D;
-    double *M;
-    const long *store_off;
-    double *store;
-    /* family segments (eri_families): ERI_FAM_MAXMEM members per family pair, the members
-     * of the segment's bra and ket family pairs, the screen the member quartets pass */
-    const struct fam_member *mem;
-    int mb, mk;
-    double screen;
-};
-
-/* A member of a family pair: its functions, digest factor and Schwarz factor. */
-struct fam_member {
-    int bf0a, bf0b;
-    int diag; /* a == b: digest factor 1, else 2 */
-    int pad;
-    double schwarz;
-};
-
-/* The generated functions of class cls under a common name (ERI_GEN_CLASSES gives the
- * digits that name them). */
-template <int CLS>
-struct cls_code;
-#define ERI_CU_CLASS(cls, la, lb, lc, ld)                                                                    \
-    template <>                                                                                            \
-    struct cls_code<cls> {                                                                                 \
-        static constexpr int LA = la, LB = lb, LC = lc, LD = ld;                                           \
-        __device__ static void hgp(prim_view b, int nb, prim_view k, int nk, const double *AB,             \
-                                   const double *CD, const double *boys, double *out)                      \
-        {                                                                                                  \
-            eri_hgp_##la##lb##lc##ld(b, nb, k, nk, AB, CD, boys, out);                                     \
-        }                                                                                                  \
-        __device__ static void md(prim_view b, int nb, prim_view k, int nk, const double *AB,              \
-                                  const double *CD, const double *boys, double *out)                       \
-        {                                                                                                  \
-            eri_md_##la##lb##lc##ld(b, nb, k, nk, AB, CD, boys, out);                                      \
-        }                                                                                                  \
-        __device__ static void sph(const double *cart, double *out) { eri_sph_##la##lb##lc##ld(cart, out); } \
-    };
-ERI_GEN_CLASSES(ERI_CU_CLASS)
-#undef ERI_CU_CLASS
-
-/* Digest one block I of shells (a b|c d) with NA x NB x NC x ND functions, first functions
- * (pa, pb) and (qa, qb), digest factors from pd, qd (1 when a == b, else 2); other: the bra
- * pair is not the ket pair. on = false digests nothing (a family's member quartet below the
- * screen) but takes part in the warp's bra sums. */
-template <int NA, int NB, int NC, int ND>
-__device__ __forceinline__ void digest_block(const double *I, const kargs &a, int pa, int pb, bool pd, int qa, int qb,
-                                             bool qd, bool other, bool on, const warp_runs &runs)
-{
-    constexpr int NCD = NC * ND;
-    const int nbf = a.nbf;
-    const double *D = a.D;
-    double *M = a.M;
-    double dcd[NCD];
-#pragma unroll
-    for (int k = 0; k < NC; k++)
-#pragma unroll
-        for (int l = 0; l < ND; l++) dcd[k * ND + l] = __ldg(&D[(long)(qa + k) * nbf + qb + l]);
-    const double w = on ? 1.0 : 0.0, fcd = (qd ? 1.0 : 2.0) * w, fab = pd ? 1.0 : 2.0;
-    double scd[NCD];
-#pragma unroll
-    for (int x = 0; x < NCD; x++) scd[x] = 0.0;
-    for (int i = 0; i < NA; i++)
-        for (int j = 0; j < NB; j++) {
-            const double *Iij = I + (i * NB + j) * NCD;
-            const double dab = __ldg(&D[(long)(pa + i) * nbf + pb + j]);
-            double s = 0.0;
-#pragma unroll
-            for (int x = 0; x < NCD; x++) {
-                s += Iij[x] * dcd[x];
-                scd[x] += Iij[x] * dab;
-            }
-            add_bra(&M[(long)(pa + i) * nbf + pb + j], fcd * s, runs);
-        }
-    if (other && on)
-#pragma unroll
-        for (int k = 0; k < NC; k++)
-#pragma unroll
-            for (int l = 0; l < ND; l++) atomicAdd(&M[(long)(qa + k) * nbf + qb + l], fab * scd[k * ND + l]);
-}
-
-/* Digest or store one block I of quartet qi. */
-template <int NA, int NB, int NC, int ND>
-__device__ __forceinline__ void finish_block(const double *I, const kargs &a, long qi, const eri_quartet &qu,
-                                             const dev_pair &P, const dev_pair &Q)
-{
-    if (a.mode == ERI_MODE_STORE) {
-        double *o = a.store + a.store_off[qi];
-        for (int x = 0; x < NA * NB * NC * ND; x++) o[x] = I[x];
-        return;
-    }
-    digest_block<NA, NB, NC, ND>(I, a, P.bf0a, P.bf0b, P.sd & 1, Q.bf0a, Q.bf0b, Q.sd & 1, qu.P != qu.Q, true,
-                                 warp_runs_of(qu.P));
-}
-
-/* Resident blocks per SM (0: a thread per quartet, as many blocks as fit); `one`: the
- * single-primitive kernel (class_one). A capped launch has sms x cap blocks and each thread
- * walks its quartets with a grid stride. The caps were for stack frames that overflow L1 and
- * for atomics: four 64-thread blocks an SM held 256 frames of 1-4 KB ((dp|dp) 3.7 KB), and
- * before the warp sum of the bra adds (add_bra) fewer resident warps also meant fewer
- * same-address atomics queued in L2. Earlier measurements (results/h100/eri_cuda_ab/) had
- * capped 17 classes. Once the bra adds were summed over the warp, every class below L = 6
- * ran as fast or faster uncapped (H100, taxol/cc-pVDZ, ms, capped -> uncapped, same call,
- * results/h100/eri_agg/log-call3-tune.txt): (ps|ps) 56.6 -> 48.7, (pp|ss) 26.8 -> 22.2,
- * (pp|ps) 39.4 -> 35.3, (ds|ps) 41.6 -> 38.8, (ds|pp) 18.1 -> 16.6, (ds|ds) 9.0 -> 8.0,
- * (dp|ss) 17.6 -> 15.0, (dp|ps) 31.2 -> 28.7, (dd|ss) 3.7 -> 2.8, (pp|pp) 10.6 -> 10.1. The
- * classes with L >= 6 keep their caps; in digest mode they run on the J engine, so the caps
- * serve path=hgp and store mode. */
-__host__ __device__ constexpr int class_bps(int path, int la, int lb, int lc, int ld, bool one)
-{
-    if (path != ERI_PATH_HGP) return 0;
-    switch (la * 1000 + lb * 100 + lc * 10 + ld) {
-    case 2121: return 1;           /* (dp|dp) */
-    case 2211: return 1;           /* (dd|pp) */
-    case 2220: return one ? 2 : 1; /* (dd|ds) */
-    case 2221: return one ? 2 : 0; /* (dd|dp) */
-    default: return 0;
-    }
-}
-
-template <int CLS, int PATH, bool ONE>
-__device__ __forceinline__ void class_quartet(const kargs &a, long qi)
-{
-    using C = cls_code<CLS>;
-    constexpr int LA = C::LA, LB = C::LB, LC = C::LC, LD = C::LD;
-    constexpr bool HAS_D = LA >= 2 || LB >= 2 || LC >= 2 || LD >= 2;
-    const eri_quartet qu = a.q[qi];
-    const dev_pair P = a.pair[qu.P], Q = a.pair[qu.Q];
-    double cart[ncart(LA) * ncart(LB) * ncart(LC) * ncart(LD)];
-    const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
-    const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
-    if (PATH == ERI_PATH_HGP)
-        C::hgp(bra, ONE ? 1 : a.nb, ket, ONE ? 1 : a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
-    else
-        C::md(bra, ONE ? 1 : a.nb, ket, ONE ? 1 : a.nk, a.AB + 3 * (long)qu.P, a.AB + 3 * (long)qu.Q, a.boys, cart);
-    if (HAS_D && a.pure) {
-        double sph[nfun(LA, true) * nfun(LB, true) * nfun(LC, true) * nfun(LD, true)];
-        C::sph(cart, sph);
-        finish_block<nfun(LA, true), nfun(LB, true), nfun(LC, true), nfun(LD, true)>(sph, a, qi, qu, P, Q);
-    } else {
-        finish_block<ncart(LA), ncart(LB), ncart(LC), ncart(LD)>(cart, a, qi, qu, P, Q);
-    }
-}
-
-/* A capped kernel (class_bps > 0) walks its quartets with a grid stride; the others take one
- * quartet per thread, since around their bodies the loop costs registers and time ((ds|ps)
- * 53.5 -> 61.4 ms uncapped with the loop). */
-template <int CLS, int PATH, bool ONE>
-__device__ __forceinline__ void class_body(const kargs &a)
-{
-    using C = cls_code<CLS>;
-    const long t0 = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if constexpr (class_bps(PATH, C::LA, C::LB, C::LC, C::LD, ONE) > 0) {
-        const long stride = (long)gridDim.x * blockDim.x;
-        for (long t = t0; t < a.n; t += stride) class_quartet<CLS, PATH, ONE>(a, a.q0 + t);
-    } else if (t0 < a.n) {
-        class_quartet<CLS, PATH, ONE>(a, a.q0 + t0);
-    }
-}
-
-template <int CLS, int PATH, bool ONE>
-__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
-                                              cls_code<CLS>::LD))
-    eri_class_kernel(const kargs a)
-{
-    class_body<CLS, PATH, ONE>(a);
-}
-
-template <int CLS, int PATH, bool ONE>
-__global__ void __maxnreg__(255) eri_capped_kernel(const kargs a)
-{
-    class_body<CLS, PATH, ONE>(a);
-}
-
-template <int CLS, int PATH, bool ONE,
-          int BLOCK = class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC, cls_code<CLS>::LD)>
-__global__ void __launch_bounds__(BLOCK, 65536 / (class_regs(PATH, cls_code<CLS>::LA, cls_code<CLS>::LB,
-                                                             cls_code<CLS>::LC, cls_code<CLS>::LD) * BLOCK))
-    eri_tuned_kernel(const kargs a)
-{
-    class_body<CLS, PATH, ONE>(a);
-}
-
-typedef void (*class_kernel_t)(const kargs);
-
-/* Only the variant a class uses is instantiated. */
-template <int CLS, int PATH, bool ONE>
-class_kernel_t class_kernel()
-{
-    using C = cls_code<CLS>;
-    if constexpr (class_capped(PATH, C::LA, C::LB, C::LC, C::LD, ONE))
-        return eri_capped_kernel<CLS, PATH, ONE>;
-    else if constexpr (class_regs(PATH, C::LA, C::LB, C::LC, C::LD) > 0)
-        return eri_tuned_kernel<CLS, PATH, ONE>;
-    else
-        return eri_class_kernel<CLS, PATH, ONE>;
-}
-
-/* Segments of single primitives (one primitive pair in bra and ket: most quartets of the
- * classes with d shells in cc-pVDZ, whose d shells and outer s and p shells are uncontracted)
- * get kernels compiled for exactly that: the primitive loops vanish, and with them the
- * contracted accumulators that live beside the recurrence values, so ptxas needs fewer
- * registers and spills less. For the HGP classes with L >= 4; elsewhere nullptr. */
-__host__ __device__ constexpr bool class_one(int path, int la, int lb, int lc, int ld)
-{
-    return path == ERI_PATH_HGP && la + lb + lc + ld >= 4;
-}
-template <int CLS, int PATH>
-class_kernel_t class_one_kernel()
-{
-    using C = cls_code<CLS>;
-    if constexpr (class_one(PATH, C::LA, C::LB, C::LC, C::LD))
-        return class_kernel<CLS, PATH, true>();
-    else
-        return nullptr;
-}
-
-/* ---- family quartets (eri_families) ---------------------------------------------------
- * A thread per family quartet: its member quartets in chunks of CB bra x CK ket members, one
- * primitive loop a chunk (eri_hgpf_*), then each member quartet's HRR, transform and digest.
- * Chunks are at most FAM_ACC contracted values (VRR targets x CB x CK), which the thread keeps
- * in registers through the loop. */
-template <int CLS>
-struct fam_code;
-#define ERI_CU_FAM(cls, la, lb, lc, ld, nt)                                                                  \
-    template <>                                                                                            \
-    struct fam_code<cls> {                                                                                 \
-        static constexpr int NT = nt;                                                                      \
-        template <int CB, int CK>                                                                          \
-        __device__ static void hgpf(prim_view b, int nb, prim_view k, int nk, int ob, int ok, const double *AB, \
-                                    const double *CD, const double *boys, double *out)                     \
-        {                                                                                                  \
-            eri_hgpf_##la##lb##lc##ld<CB, CK>(b, nb, k, nk, ob, ok, AB, CD, boys, out);                    \
-        }                                                                                                  \
-    };
-ERI_GEN_FAM_CLASSES(ERI_CU_FAM)
-#undef ERI_CU_FAM
-constexpr int FAM_ACC = 64;
-
-template <int CLS, int CB, int CK>
-__device__ __forceinline__ void fam_quartet(const kargs &a, long qi)
-{
-    using C = cls_code<CLS>;
-    constexpr int LA = C::LA, LB = C::LB, LC = C::LC, LD = C::LD;
-    constexpr bool HAS_D = LA >= 2 || LB >= 2 || LC >= 2 || LD >= 2;
-    constexpr int NCART = ncart(LA) * ncart(LB) * ncart(LC) * ncart(LD);
-    const eri_quartet qu = a.q[qi];
-    const dev_pair P = a.pair[qu.P], Q = a.pair[qu.Q];
-    const prim_view bra{a.prim + P.off, P.sd >> 1, a.nb * (P.sd >> 1)};
-    const prim_view ket{a.prim + Q.off, Q.sd >> 1, a.nk * (Q.sd >> 1)};
-    const fam_member *mp = a.mem + ERI_FAM_MAXMEM * (long)qu.P, *mq = a.mem + ERI_FAM_MAXMEM * (long)qu.Q;
-    const warp_runs runs = warp_runs_of(qu.P);
-    for (int ob = 0; ob < a.mb; ob += CB)
-        for (int ok = 0; ok < a.mk; ok += CK) {
-            double cart[CB * CK * NCART];
-            fam_code<CLS>::template hgpf<CB, CK>(bra, a.nb, ket, a.nk, ob, ok, a.AB + 3 * (long)qu.P,
-                                                  a.AB + 3 * (long)qu.Q, a.boys, cart);
-#pragma unroll
-            for (int fb = 0; fb < CB; fb++)
-#pragma unroll
-                for (int fk = 0; fk < CK; fk++) {
-                    const int i = ob + fb, j = ok + fk; /* < ERI_FAM_MAXMEM: chunks divide a power of two */
-                    const fam_member A = mp[i], B = mq[j];
-                    /* the member quartets eri_worklist_build keeps, each unordered pair once */
-                    const bool on = i < a.mb && j < a.mk && A.schwarz * B.schwarz >= a.screen && (qu.P != qu.Q || i >= j);
-                    const bool other = qu.P != qu.Q || i != j;
-                    const double *blk = cart + (fb * CK + fk) * NCART;
-                    if (HAS_D && a.pure) {
-                        double sph[nfun(LA, true) * nfun(LB, true) * nfun(LC, true) * nfun(LD, true)];
-                        C::sph(blk, sph);
-                        digest_block<nfun(LA, true), nfun(LB, true), nfun(LC, true), nfun(LD, true)>(
-                            sph, a, A.bf0a, A.bf0b, A.diag, B.bf0a, B.bf0b, B.diag, other, on, runs);
-                    } else {
-                        digest_block<ncart(LA), ncart(LB), ncart(LC), ncart(LD)>(blk, a, A.bf0a, A.bf0b, A.diag, B.bf0a,
-                                                                                 B.bf0b, B.diag, other, on, runs);
-                    }
-                }
-        }
-}
-
-template <int CLS, int CB, int CK>
-__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
-                                              cls_code<CLS>::LD)) eri_fam_kernel(const kargs a)
-{
-    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < a.n) fam_quartet<CLS, CB, CK>(a, a.q0 + t);
-}
-
-/* The same kernel compiled for at least MINB resident blocks per SM: ptxas then keeps it to
- * 65536 / (MINB x block) registers a thread. The family chunks hold CB x CK contracted values
- * per VRR target through the primitive loop ((ps|ps) 2 x 2: 186 registers, two 128-thread
- * blocks an SM), and the one-pair kernels of the same classes ran faster under such targets
- * (class_regs), so each class's target is measured (eri_cuda_fam_blocks, classinfo.c). */
-template <int CLS, int CB, int CK, int MINB>
-__global__ void __launch_bounds__(class_block(cls_code<CLS>::LA, cls_code<CLS>::LB, cls_code<CLS>::LC,
-                                              cls_code<CLS>::LD),
-                                  MINB) eri_fam_kernel_minb(const kargs a)
-{
-    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < a.n) fam_quartet<CLS, CB, CK>(a, a.q0 + t);
-}
-
-/* The block minimums compiled (variant v: FAM_MINB[v]; 0: the launch bound alone). Measured
- * on the H100, taxol/cc-pVDZ, every class at 0, 3, 4, 5, 6 and 8 blocks (ms per class, chunk
- * budgets 64 and 32; results/h100/eri_famregs/): only (ps|ps) (37.9 -> 35.0 at 5 blocks: its
- * 2 x 2 chunk 186 -> 96 registers and a 312 B frame) and (ds|ps) (33.0 -> 31.3 at 3: 212 ->
- * 168 and 120 B) gained; the others lost, up to 7x ((ds|ps) at 8 blocks: 238.6 ms, 64
- * registers and 568-768 B frames). So only 3 and 5 are compiled. */
-constexpr int FAM_NV = 3;
-constexpr int FAM_MINB[FAM_NV] = {0, 3, 5};
-int fam_variant(int minb)
-{
-    for (int v = 0; v < FAM_NV; v++)
-        if (FAM_MINB[v] == minb) return v;
-    return -1;
-}
-
-template <int CLS, int CB, int CK, int V>
-constexpr class_kernel_t fam_kernel_if()
-{
-    /* one member a side shares nothing: such segments run the class's own kernel */
-    if constexpr (CB * CK > 1 && fam_code<CLS>::NT * CB * CK <= FAM_ACC) {
-        if constexpr (FAM_MINB[V] == 0) return eri_fam_kernel<CLS, CB, CK>;
-        else return eri_fam_kernel_minb<CLS, CB, CK, FAM_MINB[V]>;
-    } else {
-        return nullptr;
-    }
-}
-
-/* [variant][log2 CB][log2 CK] -> kernel, nullptr where the chunk does not fit, is one member
- * quartet or the class has none */
-struct fam_entry {
-    class_kernel_t fn[FAM_NV][3][3];
-};
-#define ERI_CU_FAM_GRID(cls, v)                                                                             \
-    {{fam_kernel_if<cls, 1, 1, v>(), fam_kernel_if<cls, 1, 2, v>(), fam_kernel_if<cls, 1, 4, v>()},         \
-     {fam_kernel_if<cls, 2, 1, v>(), fam_kernel_if<cls, 2, 2, v>(), fam_kernel_if<cls, 2, 4, v>()},         \
-     {fam_kernel_if<cls, 4, 1, v>(), fam_kernel_if<cls, 4, 2, v>(), fam_kernel_if<cls, 4, 4, v>()}}
+/* (class) -> its family kernels (fam_entry) */
 fam_entry fam_table(int cls)
 {
-    static_assert(FAM_NV == 3, "a grid per variant below");
     switch (cls) {
-#define ERI_CU_FAM_CASE(cls, la, lb, lc, ld, nt)                                                            \
-    case cls:                                                                                              \
-        return fam_entry{{ERI_CU_FAM_GRID(cls, 0), ERI_CU_FAM_GRID(cls, 1), ERI_CU_FAM_GRID(cls, 2)}};
+#define ERI_CU_FAM_CASE(cls, la, lb, lc, ld, nt) \
+    case cls:                                    \
+        return fam_entry_##la##lb##lc##ld();
         ERI_GEN_FAM_CLASSES(ERI_CU_FAM_CASE)
 #undef ERI_CU_FAM_CASE
     default:
         return fam_entry{};
     }
 }
-#undef ERI_CU_FAM_GRID
 
 /* The kernel for a family segment of mb x mk members: the largest chunk of at most acc
  * contracted values (VRR targets x CB x CK; most member quartets per primitive loop; ties:
- * more bra members), or nullptr; its chunk in *cb, *ck when asked. The chunk does not depend
- * on the variant v (fam_variant). */
-class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int v, int *cb = nullptr, int *ck = nullptr)
+ * more bra members), or nullptr; its chunk in *cb, *ck when asked. */
+class_kernel_t fam_pick(int cls, int mb, int mk, int acc, int *cb = nullptr, int *ck = nullptr)
 {
     const fam_entry f = fam_table(cls);
     class_kernel_t best = nullptr;
     int most = 0;
     for (int ib = 2; ib >= 0; ib--)
         for (int ik = 2; ik >= 0; ik--)
-            if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[v][ib][ik] && (1 << (ib + ik)) > most &&
+            if ((1 << ib) < 2 * mb && (1 << ik) < 2 * mk && f.fn[ib][ik] && (1 << (ib + ik)) > most &&
                 eri_fam_targets(cls) << (ib + ik) <= acc) {
-                best = f.fn[v][ib][ik], most = 1 << (ib + ik);
+                best = f.fn[ib][ik], most = 1 << (ib + ik);
                 if (cb) *cb = 1 << ib, *ck = 1 << ik;
             }
     return best;
-}
-
-/* Classes that run their family quartets where they can (fam_prepare). Measured on the H100,
- * taxol/cc-pVDZ, ms per class without families -> with (budget 64; results/h100/eri_fam/):
- * (ss|ss) 30.5 -> 14.9, (ps|ss) 72.9 -> 38.7, (ps|ps) 46.0 -> 37.8, (pp|ss) 21.4 -> 16.5,
- * (pp|ps) 33.8 -> 32.1, (ds|ss) 22.8 -> 14.0; slower: (dp|ss) 14.4 -> 14.8 (16.4 at budget 32),
- * (dd|ss) 2.7 -> 3.4, whose chunks take 244 and 255 registers. Those two keep their own kernel. */
-constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
-{
-    return !(la == 2 && lb >= 1 && lc == 0 && ld == 0);
 }
 
 /* Flop model of a family quartet of mb x mk members in the chunks fam_pick gives (one member
@@ -550,40 +64,79 @@ constexpr bool fam_class_wanted(int la, int lb, int lc, int ld)
 double fam_quartet_flops(int cls, int mb, int mk, int nb, int nk, int pure, int acc)
 {
     int cb = 1, ck = 1;
-    if (mb * mk > 1 && !fam_pick(cls, mb, mk, acc, 0, &cb, &ck)) return 0;
+    if (mb * mk > 1 && !fam_pick(cls, mb, mk, acc, &cb, &ck)) return 0;
     return eri_fam_quartet_flops(cls, mb, mk, cb, ck, nb, nk, pure);
 }
 
-#include "eri_brush/jengine_cuda.cuh"
+/* The classes without generated code (f shells) beyond the tables: one kernel with the
+ * angular momenta at run time, so R, W and the E tables stay in local memory. */
+__global__ void __launch_bounds__(je_block_f) je_quartet_kernel_any(const je_args a)
+{
+    je_quartets<ERI_JE_LPAIR>(a, a.lab, a.lcd);
+}
 
-struct class_entry {
-    class_kernel_t fn[ERI_NPATH];
-    class_kernel_t one[ERI_NPATH]; /* for segments with nb = nk = 1, or nullptr */
+/* The J engine's kernels of L (ERI_CU_UNIT_JENG), none beyond ERI_JE_LTAB. */
+je_kernels je_table(int L)
+{
+    switch (L) {
+    case 0: return je_kernels_L0();
+    case 1: return je_kernels_L1();
+    case 2: return je_kernels_L2();
+    case 3: return je_kernels_L3();
+    case 4: return je_kernels_L4();
+    case 5: return je_kernels_L5();
+    case 6: return je_kernels_L6();
+    case 7: return je_kernels_L7();
+    case 8: return je_kernels_L8();
+    default: return je_kernels{};
+    }
+}
+
+/* A class's J-engine kernel and its block: for the s, p, d classes the shared-memory one from
+ * L = smem_lmin on (0: never), two lanes a quartet where la+lb = lc+ld (team), else the register
+ * kernel. The classes with an f shell keep theirs: with the shared-memory kernels
+ * benzene/cc-pVTZ took 28.9-34.8 ms instead of 24.9, vitamin C/cc-pVTZ 82-91 instead of 72.8
+ * (results/h100/eri_smem/). */
+struct je_launch {
+    je_kernel_t fn;
     int block;
-    int l[4];
+    int nq;    /* quartets a block runs at a time: block, or ERI_JE_TEAM_NQ */
+    bool smem; /* R in shared memory (je_quartet_kernel_smem or _team) */
 };
+je_launch je_kernel(int cls, int smem_lmin, bool team)
+{
+    const eri_class_info *c = eri_class(cls);
+    if (!c) return je_launch{nullptr, 0, 0, false};
+    const int lab = c->la + c->lb, lcd = c->lc + c->ld;
+    const je_kernels k = je_table(lab + lcd);
+    if (eri_class_has_code(cls)) { /* la+lb >= lc+ld, la+lb <= 4 */
+        if (smem_lmin > 0 && lab + lcd >= smem_lmin) {
+            if (team && lab == lcd && k.team) return je_launch{k.team, 32, ERI_JE_TEAM_NQ, true};
+            if (k.smem[lab]) return je_launch{k.smem[lab], ERI_JE_SMEM_NT, ERI_JE_SMEM_NT, true};
+        }
+        const int block = class_block(c->la, c->lb, c->lc, c->ld);
+        return je_launch{k.reg[lab], block, block, false};
+    }
+    return je_launch{k.f[lab] ? k.f[lab] : je_quartet_kernel_any, je_block_f, je_block_f, false}; /* an f shell */
+}
 
 /* (class, path) -> kernel; block == 0 for a class outside 0..ERI_NCLASS-1. The classes the
  * generator did not emit (f shells) have a block for the J engine and no HGP or MD kernel. */
 class_entry class_table(int cls)
 {
-    class_entry e = {};
     switch (cls) {
-#define ERI_CU_CASE(cls, la, lb, lc, ld)                                                                   \
-    case cls:                                                                                                \
-        e = class_entry{{class_kernel<cls, ERI_PATH_HGP, false>(), class_kernel<cls, ERI_PATH_MD, false>()},  \
-                        {class_one_kernel<cls, ERI_PATH_HGP>(), class_one_kernel<cls, ERI_PATH_MD>()},      \
-                        class_block(la, lb, lc, ld),                                                         \
-                        {la, lb, lc, ld}};                                                                   \
-        break;
+#define ERI_CU_CASE(cls, la, lb, lc, ld)                                                               \
+    case cls: {                                                                                        \
+        const path_kernels h = hgp_kernels_##la##lb##lc##ld(), m = md_kernels_##la##lb##lc##ld();      \
+        return class_entry{{h.fn, m.fn}, {h.one, m.one}, class_block(la, lb, lc, ld), {la, lb, lc, ld}}; \
+    }
         ERI_GEN_CLASSES(ERI_CU_CASE)
 #undef ERI_CU_CASE
     default:
         if (const eri_class_info *c = eri_class(cls)) /* no generated code: the J engine only */
-            e = class_entry{{nullptr, nullptr}, {nullptr, nullptr}, je_block_f, {c->la, c->lb, c->lc, c->ld}};
-        break;
+            return class_entry{{nullptr, nullptr}, {nullptr, nullptr}, je_block_f, {c->la, c->lb, c->lc, c->ld}};
+        return class_entry{};
     }
-    return e;
 }
 
 static_assert(4 * ERI_LMAX <= ERI_BOYS_TABMMAX, "the device Boys table has a sub-table for every class's m");
@@ -640,7 +193,6 @@ struct cu_state {
      * A class runs its family quartets (fw) when every segment of it in the batch's worklist
      * is HGP and every family segment has a kernel (fam_ok); else its quartets as before. */
     int fam_acc; /* most contracted values a family kernel keeps (fam_pick); SB_ERI_FAM_ACC */
-    int fam_v[ERI_NCLASS]; /* each class's family kernel variant (fam_variant); SB_ERI_FAM_BLOCKS */
     bool fam;
     eri_families fams;
     eri_worklist fw;
@@ -706,9 +258,7 @@ bool kernel_loops(const class_entry &e, int path, bool one)
  * unlisted classes keep je_launch_shape's default); SB_ERI_JE_SMEM=L: the J engine's shared-memory
  * kernels from L = la+lb+lc+ld on (5..8; 0: none); SB_ERI_JE_TEAM=0: one lane a quartet in those
  * kernels also where la+lb = lc+ld (je_quartet_kernel_team, the default, takes two);
- * SB_ERI_FAM_ACC=n: the family chunks' contracted values (fam_pick); SB_ERI_FAM_BLOCKS=n: every
- * class's family kernels compiled for n resident blocks an SM (fam_variant; default: each
- * class's measured eri_cuda_fam_blocks). */
+ * SB_ERI_FAM_ACC=n: the family chunks' contracted values (fam_pick). */
 int launch_config(cu_state *st)
 {
     int dev = 0;
@@ -802,21 +352,6 @@ int launch_config(cu_state *st)
         return SB_EXIT_USAGE;
     }
     st->fam_acc = (int)acc;
-    const char *eb = getenv("SB_ERI_FAM_BLOCKS");
-    const long minb = eb ? strtol(eb, &end, 10) : 0;
-    if (eb && (end == eb || *end || minb < 0 || minb > 8 || fam_variant((int)minb) < 0)) {
-        sb_error("eri_brush cuda: SB_ERI_FAM_BLOCKS='%s': expected 0 (the family kernels' launch bound alone) or "
-                 "3 or 5 (resident blocks an SM they are compiled for, every class)",
-                 eb);
-        return SB_EXIT_USAGE;
-    }
-    for (int c = 0; c < ERI_NCLASS; c++) {
-        st->fam_v[c] = fam_variant(eb ? (int)minb : eri_cuda_fam_blocks(c));
-        if (st->fam_v[c] < 0) {
-            sb_error("eri_brush cuda: eri_cuda_fam_blocks(%d) = %d has no compiled kernel", c, eri_cuda_fam_blocks(c));
-            return SB_EXIT_RUNTIME;
-        }
-    }
     return SB_OK;
 }
 
@@ -1031,14 +566,14 @@ void fam_print_kernels(const cu_state *st)
         const eri_segment *s = &st->fw.seg[k];
         int mb, mk, cb = 1, ck = 1;
         if (!st->fam_ok[s->cls] || fam_members(st, s, &mb, &mk) == 1) continue;
-        const class_kernel_t fn = fam_pick(s->cls, mb, mk, st->fam_acc, st->fam_v[s->cls], &cb, &ck);
+        const class_kernel_t fn = fam_pick(s->cls, mb, mk, st->fam_acc, &cb, &ck);
         bool &done = seen[s->cls][cb >> 1][ck >> 1]; /* log2 of 1, 2, 4 */
         cudaFuncAttributes fa;
         if (done || !fn || cudaFuncGetAttributes(&fa, (const void *)fn) != cudaSuccess) continue;
         done = true;
         const eri_class_info *ci = eri_class(s->cls);
         fprintf(stderr, "eri_brush cuda: family kernel (%d%d|%d%d) %dx%d, %d blocks/SM target: %d registers, %zu B stack\n",
-                ci->la, ci->lb, ci->lc, ci->ld, cb, ck, FAM_MINB[st->fam_v[s->cls]], fa.numRegs, fa.localSizeBytes);
+                ci->la, ci->lb, ci->lc, ci->ld, cb, ck, fam_table(s->cls).minb, fa.numRegs, fa.localSizeBytes);
     }
 }
 
@@ -1083,7 +618,7 @@ int fam_prepare(cu_state *st, const eri_batch *b)
         int mb, mk;
         if (fam_members(st, s, &mb, &mk) == 1) continue;
         multi[s->cls] = true;
-        missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc, 0);
+        missing[s->cls] |= !fam_pick(s->cls, mb, mk, st->fam_acc);
     }
     for (int c = 0; c < ERI_NCLASS; c++) {
         const eri_class_info *ci = eri_class(c);
@@ -1266,7 +801,7 @@ int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *us
             s.path = ERI_PATH_HGP;
             sh = launch_shape(st, e, s);
         } else {
-            sh.fn = fam_pick(cls, a.mb, a.mk, st->fam_acc, st->fam_v[cls]), sh.block = e.block, sh.grid = (n + e.block - 1) / e.block, sh.cap = 0;
+            sh.fn = fam_pick(cls, a.mb, a.mk, st->fam_acc), sh.block = e.block, sh.grid = (n + e.block - 1) / e.block, sh.cap = 0;
         }
         const int si = seg_stream(st, sh.cap, sh.grid, next);
         *used |= 1ull << si;
@@ -1501,7 +1036,7 @@ int cu_launches(eri_batch *b, void *arr, int max)
     if (big >= 0 && n < max) {
         fam_members(st, &st->fw.seg[big], &mb, &mk);
         int cb = 1, ck = 1;
-        const class_kernel_t fn = fam_pick(0, mb, mk, st->fam_acc, st->fam_v[0], &cb, &ck);
+        const class_kernel_t fn = fam_pick(0, mb, mk, st->fam_acc, &cb, &ck);
         char name[64];
         snprintf(name, sizeof name, "eri_hgp family %dx%d (ss|ss)", cb, ck);
         const int block = class_table(0).block;

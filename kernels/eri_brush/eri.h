@@ -110,7 +110,7 @@ typedef struct {
  * print "file:line: reason" and return SB_EXIT_USAGE. */
 int eri_basis_build(const char *g94_path, const eri_molecule *m, int pure, eri_basis *b);
 void eri_basis_free(eri_basis *b);
-/* kernels/eri_brush/data/basis/<name>.g94 relative to the source tree, or SB_DATA env. */
+/* eri_brush's data file rel (e.g. basis/<name>.g94): sb_data_path (harness/sb.h). */
 int eri_data_path(const char *rel, char *out, size_t n);
 
 /* ---- Boys function (boys.h, boys.c) --------------------------------------------------
@@ -374,10 +374,6 @@ int eri_path_choose(int cls, int nb, int nk, int forced);
  * generated code. lmin is the backend's: ERI_JENG_LMIN on the CPU, ERI_JENG_LMIN_CUDA. */
 #define ERI_JENG_LMIN 6
 #define ERI_JENG_LMIN_CUDA 5
-/* The resident blocks per SM the CUDA backend's family kernels of class cls are compiled for
- * (cuda.cu, eri_fam_kernel_minb; 0: the launch bound alone), as measured on the H100
- * (classinfo.c). In C so that a retuning needs no device-code rebuild. */
-int eri_cuda_fam_blocks(int cls);
 int eri_path_digest_jeng(int cls, int lmin);
 /* J engine: nb nk eri_je_flops_prim, nothing per quartet (its transforms are per pair). */
 double eri_quartet_flops(int cls, int path, int nb, int nk, int pure);

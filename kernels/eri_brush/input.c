@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "eri_brush/eri.h"
 #include "sb.h"
@@ -222,46 +221,4 @@ int eri_water_cluster(int n, uint64_t seed, eri_molecule *m)
     return 0;
 }
 
-/* ---- data files -----------------------------------------------------------------------
- * kernels/eri_brush/data/<rel> is looked for, in order:
- *  1. $SB_DATA/kernels/eri_brush/data/<rel>, then $SB_DATA/<rel>: SB_DATA names the
- *     repository root (or, also accepted, the eri_brush data directory itself); when SB_DATA
- *     is set nothing else is tried, so a wrong SB_DATA is an error, not a silent fallback;
- *  2. ./kernels/eri_brush/data/<rel> (the repository root as working directory, like make);
- *  3. the directory of /proc/self/exe and up to two above it (the root is the
- *     executable's directory's parent for build/scibench, its grandparent for
- *     build/tests/<test>). */
-static int try_path(char *out, size_t n, const char *pre, const char *mid, const char *rel)
-{
-    int len = snprintf(out, n, "%s%s%s", pre, mid, rel);
-    return len > 0 && (size_t)len < n && access(out, R_OK) == 0;
-}
-
-int eri_data_path(const char *rel, char *out, size_t n)
-{
-    static const char DATA[] = "kernels/eri_brush/data/";
-    const char *env = getenv("SB_DATA");
-    char pre[4096];
-    if (env && env[0]) {
-        snprintf(pre, sizeof pre, "%s/", env);
-        if (try_path(out, n, pre, DATA, rel) || try_path(out, n, pre, "", rel)) return 0;
-        sb_error("eri_brush: data file %s not found under SB_DATA=%s (set SB_DATA to the repository "
-                 "root or to kernels/eri_brush/data)", rel, env);
-        return SB_EXIT_USAGE;
-    }
-    if (try_path(out, n, "", DATA, rel)) return 0;
-    ssize_t len = readlink("/proc/self/exe", pre, sizeof pre - 2);
-    if (len > 0) {
-        pre[len] = '\0';
-        for (int up = 0; up < 3; up++) { /* the executable's directory, its parent, ... */
-            char *slash = strrchr(pre, '/');
-            if (!slash) break;
-            slash[1] = '\0';
-            if (try_path(out, n, pre, DATA, rel)) return 0;
-            *slash = '\0';
-        }
-    }
-    sb_error("eri_brush: data file kernels/eri_brush/data/%s not found in the working directory or "
-             "next to the executable; run from the repository root or set SB_DATA to it", rel);
-    return SB_EXIT_USAGE;
-}
+int eri_data_path(const char *rel, char *out, size_t n) { return sb_data_path("eri_brush", rel, out, n); }

@@ -10,7 +10,9 @@
 #include "sb_omp.h"
 
 #include "eri_brush/dispatch.h"
-#include "eri_brush/eri_gen_code.h"
+#include "eri_brush/eri_gen_2000.h" /* the (d l|ss) transforms */
+#include "eri_brush/eri_gen_2100.h"
+#include "eri_brush/eri_gen_2200.h"
 #include "eri_brush/eri_gen_info.h"
 
 /* Column c of T is the generated transform of the c-th Cartesian unit block, so T is exactly
@@ -172,7 +174,7 @@ void eri_je_host_begin(eri_je_host *jh, const eri_batch *b, int t)
     }
 }
 
-/* One instance per class, so that the loops see constant angular momenta. */
+/* Instanced at constant angular momenta (je_quartets_code), so that the loops unroll. */
 static inline __attribute__((always_inline)) void je_quartets(const eri_je_host *jh, const eri_batch *b,
                                                                const eri_segment *sg, long q0, long q1, double *G,
                                                                int lab, int lcd)
@@ -201,9 +203,29 @@ static void je_quartets_any(const eri_je_host *jh, const eri_batch *b, const eri
     je_quartets(jh, b, sg, q0, q1, G, lab, lcd);
 }
 
+/* The classes with generated code: one instance per (la+lb, lc+ld), lc+ld <= la+lb <= 4 (the
+ * classes that share both sums share it). */
+_Static_assert(ERI_CODE_LMAX == 2, "je_quartets_code lists the sums up to (dd|dd)");
+static void je_quartets_code(const eri_je_host *jh, const eri_batch *b, const eri_segment *sg, long q0, long q1,
+                             double *G, int lab, int lcd)
+{
+    switch (lab * 8 + lcd) {
+#define JE_SUMS(x, y)                                \
+    case x * 8 + y:                                  \
+        je_quartets(jh, b, sg, q0, q1, G, x, y); \
+        break;
+        JE_SUMS(0, 0) JE_SUMS(1, 0) JE_SUMS(1, 1) JE_SUMS(2, 0) JE_SUMS(2, 1) JE_SUMS(2, 2) JE_SUMS(3, 0) JE_SUMS(3, 1)
+        JE_SUMS(3, 2) JE_SUMS(3, 3) JE_SUMS(4, 0) JE_SUMS(4, 1) JE_SUMS(4, 2) JE_SUMS(4, 3) JE_SUMS(4, 4)
+#undef JE_SUMS
+    default:
+        je_quartets_any(jh, b, sg, q0, q1, G);
+        break;
+    }
+}
+
 void eri_je_host_quartets(const eri_je_host *jh, const eri_batch *b, const eri_segment *sg, long q0, long q1, int t)
 {
-#define ERI_CLASS_CASE(la, lb, lc, ld) je_quartets(jh, b, sg, q0, q1, jh->Gt[t], la + lb, lc + ld)
+#define ERI_CLASS_CASE(la, lb, lc, ld) je_quartets_code(jh, b, sg, q0, q1, jh->Gt[t], la + lb, lc + ld)
 #define ERI_CLASS_DEFAULT je_quartets_any(jh, b, sg, q0, q1, jh->Gt[t])
     ERI_CLASS_SWITCH(sg->cls)
 #undef ERI_CLASS_CASE

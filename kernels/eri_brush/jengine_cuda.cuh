@@ -1,10 +1,22 @@
-/* The J engine (jengine.h, path=jeng) on the GPU; included by cuda.cu inside its namespace,
- * after prim_view, dev_pair and class_block.
+/* The J engine (jengine.h, path=jeng) on the GPU: types and kernels, included by
+ * cuda_class.cuh. The kernels at constant angular momenta of one L = la+lb+lc+ld are
+ * compiled in a class unit of that L (ERI_CU_UNIT_JENG), which hands them to cuda.cu in the
+ * table eri_cu::je_kernels_L<L>(); cuda.cu compiles the per-pair passes and the kernel of
+ * the larger f classes, whose angular momenta are run-time values.
  *
  * A run is three passes: the Hermite densities of every primitive pair (a thread per shell
  * pair), the quartet kernels (a thread per quartet, adding into the pairs' potentials G with
  * double atomicAdd, as the other paths add into M), and each pair's block of M from its
  * potentials (a thread per shell pair). */
+
+/* R in shared memory (je_quartet_kernel_smem): a block of ERI_JE_SMEM_NT threads (one warp),
+ * each with its nherm(L) entries of R a block apart. */
+#define ERI_JE_SMEM_NT 32
+/* The smallest L that takes them (SB_ERI_JE_SMEM overrides). */
+#define ERI_JE_SMEM_LMIN 5
+#define ERI_JE_TEAM_NQ 16 /* quartets of a team block (je_quartet_kernel_team) */
+
+namespace eri_cu {
 
 /* What the J engine needs of a shell pair beside dev_pair. */
 struct je_pair {
@@ -26,6 +38,61 @@ struct je_args {
     double *G;
     int lab, lcd; /* je_quartet_kernel_any only */
 };
+
+typedef void (*je_kernel_t)(const je_args);
+constexpr int je_block_f = 64; /* the block of the classes with an f shell */
+
+/* The J engine's kernels of one L, by la+lb (lc+ld = L - (la+lb)), nullptr where none:
+ * reg: the s, p, d classes in registers (je_quartet_kernel, _wide from L = 5); smem: the s,
+ * p, d classes from L = 5 with R in shared memory; team: la+lb = lc+ld = 3 or 4; f: the
+ * classes with an f shell up to L = 8. */
+struct je_kernels {
+    je_kernel_t reg[2 * ERI_CODE_LMAX + 1], smem[2 * ERI_CODE_LMAX + 1], team, f[ERI_JE_LPAIR + 1];
+};
+#define ERI_JE_LTAB 8 /* the largest L with a table: (dd|dd) and the f kernels' */
+static_assert(ERI_JE_LTAB == 4 * ERI_CODE_LMAX, "a table per L of the generated classes");
+je_kernels je_kernels_L0();
+je_kernels je_kernels_L1();
+je_kernels je_kernels_L2();
+je_kernels je_kernels_L3();
+je_kernels je_kernels_L4();
+je_kernels je_kernels_L5();
+je_kernels je_kernels_L6();
+je_kernels je_kernels_L7();
+je_kernels je_kernels_L8();
+
+/* The order |t| of Hermite triple k (eri_herm_idx): a constant where k is. */
+__host__ __device__ constexpr int je_herm_order(int k)
+{
+    int n = 0;
+    while (ERI_NHERM(n) <= k) n++;
+    return n;
+}
+
+/* Resident blocks per SM of the J-engine classes with L >= 6 (the
+ * kernels hold 255 registers and 0.3-4.9 KB stack frames). On the H100, taxol/cc-pVDZ, ms,
+ * uncapped (4 blocks of 64) -> 3 blocks: (dp|dp) 24.1 -> 15.3, (dd|pp) 10.9 -> 6.6, (dd|ds)
+ * 11.4 -> 7.3, (dd|dp) 7.1 -> 4.9, (dd|dd) 0.69 -> 0.71; 2 blocks within 1 ms of 3, 1 block
+ * slower (results/h100/eri_jeng/log-call4.txt). The L = 5 classes, which path=auto also runs on
+ * the J engine on the GPU (ERI_JENG_LMIN_CUDA), were measured uncapped. 0: uncapped;
+ * SB_ERI_JENG_BPS overrides. */
+constexpr int je_class_bps(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 6 ? 3 : 0; }
+
+/* The per-pair passes. */
+struct je_pass {
+    long npair;
+    int nbf, pure;
+    unsigned used; /* pair classes of the J-engine segments (eri_je_pair_classes) */
+    const dev_pair *pair;
+    const je_pair *jp;
+    const double *prim, *T, *D, *G;
+    double *H, *M;
+};
+
+} // namespace eri_cu
+
+namespace {
+using namespace eri_cu;
 
 /* Quartet t of a launch: its primitive pairs, Hermite densities and potentials, and the
  * factors of the digest (fcd for the bra's adds, fab for the ket's: 1 on a diagonal pair). */
@@ -60,20 +127,6 @@ __device__ __forceinline__ void je_quartets(const je_args &a, int lab, int lcd)
         eri_je_quartet(lab, lcd, x.bra, a.nb, x.ket, a.nk, x.Hb, x.Hk, a.boys, x.fcd, x.fab, x.other, x.Gb, x.Gk, W, F,
                        R, V);
     }
-}
-
-/* R in shared memory (je_quartet_kernel_smem): a block of ERI_JE_SMEM_NT threads (one warp),
- * each with its nherm(L) entries of R a block apart. */
-#define ERI_JE_SMEM_NT 32
-/* The smallest L that takes them (SB_ERI_JE_SMEM overrides). */
-#define ERI_JE_SMEM_LMIN 5
-
-/* The order |t| of Hermite triple k (eri_herm_idx): a constant where k is. */
-__host__ __device__ constexpr int je_herm_order(int k)
-{
-    int n = 0;
-    while (ERI_NHERM(n) <= k) n++;
-    return n;
 }
 
 /* The bra's adds of a warp through shared memory (sh: the warp's spent R, at least 32 nh
@@ -175,7 +228,6 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
  * lanes run one instruction stream; and R costs each lane half of what it costs in
  * je_quartet_kernel_smem, so twice the warps fit: (dd|dd) there is 5 warps per SM, limited by
  * shared memory. */
-#define ERI_JE_TEAM_NQ 16
 
 /* R of a team's quartet, entries ERI_JE_TEAM_NQ apart; role: 0 or 1, the lane's half-warp.
  * eri_je_R's recurrences, grouped so that the pair can share them: the z line (t = u = 0) and
@@ -330,24 +382,17 @@ __global__ void __launch_bounds__(32) je_quartet_kernel_team(const je_args a)
 }
 
 /* With only a launch bound, ptxas gives the larger bodies 32 registers and a stack frame
- * (as for the HGP kernels, class_capped); the whole register file for L >= 5. */
-template <int LA, int LB, int LC, int LD>
-__global__ void __launch_bounds__(class_block(LA, LB, LC, LD)) je_quartet_kernel(const je_args a)
+ * (as for the HGP kernels, class_capped); the whole register file for L >= 5. One kernel per
+ * (la+lb, lc+ld): the classes that share both sums share it (class_block depends on L only). */
+template <int LAB, int LCD>
+__global__ void __launch_bounds__(class_block(LAB, 0, LCD, 0)) je_quartet_kernel(const je_args a)
 {
-    je_quartets<2 * ERI_CODE_LMAX>(a, LA + LB, LC + LD);
+    je_quartets<2 * ERI_CODE_LMAX>(a, LAB, LCD);
 }
-template <int LA, int LB, int LC, int LD>
+template <int LAB, int LCD>
 __global__ void __maxnreg__(255) je_quartet_kernel_wide(const je_args a)
 {
-    je_quartets<2 * ERI_CODE_LMAX>(a, LA + LB, LC + LD);
-}
-
-/* The classes without generated code (f shells): one kernel with the angular momenta at run
- * time, so R, W and the E tables stay in local memory. */
-constexpr int je_block_f = 64; /* the block of the classes with an f shell */
-__global__ void __launch_bounds__(je_block_f) je_quartet_kernel_any(const je_args a)
-{
-    je_quartets<ERI_JE_LPAIR>(a, a.lab, a.lcd);
+    je_quartets<2 * ERI_CODE_LMAX>(a, LAB, LCD);
 }
 
 /* The f classes up to L = 8 at constant (la+lb, lc+ld), unrolled as the s/p/d ones are (L = 8
@@ -360,95 +405,46 @@ __global__ void __maxnreg__(255) je_quartet_kernel_f(const je_args a)
     je_quartets<(LAB > LCD ? LAB : LCD)>(a, LAB, LCD);
 }
 
-typedef void (*je_kernel_t)(const je_args);
-
-je_kernel_t je_kernel_f(int lab, int lcd)
+/* The kernel tables of one L (ERI_CU_UNIT_JENG): the s, p, d classes have la+lb >= lc+ld and
+ * la+lb <= 4; the f classes at constant sums are those up to L = 8 with la+lb >= 3 and
+ * lc+ld <= 4 (a ket with an f shell has a bra with one). */
+template <int LAB, int LCD>
+constexpr je_kernel_t je_reg_if()
 {
-    switch (lab * 16 + lcd) {
-#define ERI_JE_F(x, y) \
-    case x * 16 + y: return je_quartet_kernel_f<x, y>;
-        ERI_JE_F(3, 0) ERI_JE_F(3, 1) ERI_JE_F(3, 2) ERI_JE_F(3, 3) ERI_JE_F(4, 0)
-        ERI_JE_F(4, 1) ERI_JE_F(4, 2) ERI_JE_F(5, 0) ERI_JE_F(5, 1) ERI_JE_F(6, 0)
-        ERI_JE_F(3, 4) ERI_JE_F(4, 3) ERI_JE_F(5, 2) ERI_JE_F(6, 1) /* L = 7 */
-        ERI_JE_F(4, 4) ERI_JE_F(5, 3) ERI_JE_F(6, 2)                 /* L = 8 */
-#undef ERI_JE_F
-    default: return je_quartet_kernel_any;
-    }
+    if constexpr (LCD < 0 || LCD > LAB || LAB > 2 * ERI_CODE_LMAX) return nullptr;
+    else if constexpr (LAB + LCD >= 5) return je_quartet_kernel_wide<LAB, LCD>;
+    else return je_quartet_kernel<LAB, LCD>;
 }
-
-/* Resident blocks per SM of the J-engine classes with L >= 6 (the
- * kernels hold 255 registers and 0.3-4.9 KB stack frames). On the H100, taxol/cc-pVDZ, ms,
- * uncapped (4 blocks of 64) -> 3 blocks: (dp|dp) 24.1 -> 15.3, (dd|pp) 10.9 -> 6.6, (dd|ds)
- * 11.4 -> 7.3, (dd|dp) 7.1 -> 4.9, (dd|dd) 0.69 -> 0.71; 2 blocks within 1 ms of 3, 1 block
- * slower (results/h100/eri_jeng/log-call4.txt). The L = 5 classes, which path=auto also runs on
- * the J engine on the GPU (ERI_JENG_LMIN_CUDA), were measured uncapped. 0: uncapped;
- * SB_ERI_JENG_BPS overrides. */
-constexpr int je_class_bps(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 6 ? 3 : 0; }
-
-template <int LA, int LB, int LC, int LD>
-je_kernel_t je_kernel_of()
+template <int LAB, int LCD>
+constexpr je_kernel_t je_smem_if()
 {
-    if constexpr (LA + LB + LC + LD >= 5)
-        return je_quartet_kernel_wide<LA, LB, LC, LD>;
-    else
-        return je_quartet_kernel<LA, LB, LC, LD>;
+    if constexpr (LCD < 0 || LCD > LAB || LAB > 2 * ERI_CODE_LMAX || LAB + LCD < 5) return nullptr;
+    else return je_quartet_kernel_smem<LAB, LCD>;
 }
-
-/* The shared-memory kernels: every (la+lb, lc+ld) of a class with L = 5 ... 8. */
-je_kernel_t je_kernel_smem(int lab, int lcd)
+template <int LAB, int LCD>
+constexpr je_kernel_t je_f_if()
 {
-    switch (lab * 16 + lcd) {
-#define ERI_JE_S(x, y) \
-    case x * 16 + y: return je_quartet_kernel_smem<x, y>;
-        ERI_JE_S(5, 0) ERI_JE_S(4, 1) ERI_JE_S(3, 2)                               /* L = 5 */
-        ERI_JE_S(6, 0) ERI_JE_S(5, 1) ERI_JE_S(4, 2) ERI_JE_S(3, 3)                /* L = 6 */
-        ERI_JE_S(6, 1) ERI_JE_S(5, 2) ERI_JE_S(4, 3) ERI_JE_S(3, 4)                /* L = 7 */
-        ERI_JE_S(6, 2) ERI_JE_S(5, 3) ERI_JE_S(4, 4)                               /* L = 8 */
-#undef ERI_JE_S
-    default: return nullptr;
-    }
+    if constexpr (LCD < 0 || LCD > 4 || LAB < 3 || LAB > ERI_JE_LPAIR || LAB + LCD > ERI_JE_LTAB) return nullptr;
+    else return je_quartet_kernel_f<LAB, LCD>;
 }
-
-/* A class's J-engine kernel and its block: for the s, p, d classes the shared-memory one from
- * L = smem_lmin on (0: never), two lanes a quartet where la+lb = lc+ld (team), else the register
- * kernels above. The classes with an f shell keep theirs: with the shared-memory kernels
- * benzene/cc-pVTZ took 28.9-34.8 ms instead of 24.9, vitamin C/cc-pVTZ 82-91 instead of 72.8
- * (results/h100/eri_smem/). */
-struct je_launch {
-    je_kernel_t fn;
-    int block;
-    int nq;    /* quartets a block runs at a time: block, or ERI_JE_TEAM_NQ */
-    bool smem; /* R in shared memory (je_quartet_kernel_smem or _team) */
-};
-je_launch je_kernel(int cls, int smem_lmin, bool team)
+template <int L, int LAB>
+void je_fill(je_kernels &k)
 {
-    const eri_class_info *c = eri_class(cls);
-    if (!c) return je_launch{nullptr, 0, 0, false};
-    const int lab = c->la + c->lb, lcd = c->lc + c->ld;
-    if (smem_lmin > 0 && lab + lcd >= smem_lmin && eri_class_has_code(cls)) {
-        if (team && lab == lcd && (lab == 3 || lab == 4))
-            return je_launch{lab == 3 ? je_quartet_kernel_team<3> : je_quartet_kernel_team<4>, 32, ERI_JE_TEAM_NQ, true};
-        if (je_kernel_t f = je_kernel_smem(lab, lcd)) return je_launch{f, ERI_JE_SMEM_NT, ERI_JE_SMEM_NT, true};
+    if constexpr (LAB <= 2 * ERI_CODE_LMAX) {
+        k.reg[LAB] = je_reg_if<LAB, L - LAB>();
+        k.smem[LAB] = je_smem_if<LAB, L - LAB>();
     }
-    switch (cls) {
-#define ERI_JE_CASE(c, la, lb, lc, ld) \
-    case c: return je_launch{je_kernel_of<la, lb, lc, ld>(), class_block(la, lb, lc, ld), class_block(la, lb, lc, ld), false};
-        ERI_GEN_CLASSES(ERI_JE_CASE)
-#undef ERI_JE_CASE
-    default: return je_launch{je_kernel_f(lab, lcd), je_block_f, je_block_f, false}; /* no generated code: an f shell */
-    }
+    k.f[LAB] = je_f_if<LAB, L - LAB>();
 }
-
-/* The per-pair passes. */
-struct je_pass {
-    long npair;
-    int nbf, pure;
-    unsigned used; /* pair classes of the J-engine segments (eri_je_pair_classes) */
-    const dev_pair *pair;
-    const je_pair *jp;
-    const double *prim, *T, *D, *G;
-    double *H, *M;
-};
+template <int L, int... LAB>
+je_kernels je_kernels_of(std::integer_sequence<int, LAB...>)
+{
+    je_kernels k{};
+    (je_fill<L, LAB>(k), ...);
+    if constexpr (L == 6) k.team = je_quartet_kernel_team<3>;
+    if constexpr (L == 8) k.team = je_quartet_kernel_team<4>;
+    return k;
+}
 
 /* Pair k's pass: Hermite densities, or (FINISH) its block of M. NBLK bounds the pair's
  * Cartesian block: exact for the per-class instances, the largest for the generic one. */
@@ -501,3 +497,10 @@ __global__ void __launch_bounds__(128) je_pair_kernel_any(const je_pass a)
     eri_pair_class_l(a.jp[k].cls, &la, &lb);
     je_pair_pass<ERI_JE_NC, FINISH>(a, k, la, lb);
 }
+
+
+} // namespace
+
+/* The J engine's kernels of L in a class unit. */
+#define ERI_CU_UNIT_JENG(L) \
+    eri_cu::je_kernels eri_cu::je_kernels_L##L() { return je_kernels_of<L>(std::make_integer_sequence<int, ERI_JE_LPAIR + 1>{}); }

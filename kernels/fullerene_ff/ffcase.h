@@ -80,6 +80,7 @@ typedef struct {
     int finite;                 /* every coordinate finite */
 } ff_geom_stats;
 void ff_geometry_stats(int N, const ff_atom *g, const double *X, ff_geom_stats *s);
-/* OEIS A007894 (number of fullerene isomers C_N) from data/A007894.txt; -1 when unknown. */
+/* OEIS A007894 (number of fullerene isomers C_N) from data/A007894.txt (sb_data_path); -1 when
+ * unknown or the file is missing (an error line then names where it was looked for). */
 long ff_oeis_count(int N);
 #endif

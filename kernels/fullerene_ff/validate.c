@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fullerene_ff/ff_physics.h"
 #include "fullerene_ff/ffcase.h"
@@ -18,35 +17,11 @@
  * where a relative difference would measure rounding noise, not disagreement. */
 #define SRC_FF "Fullerene program force field (Wirz et al. 2016): R_ph 1.458, R_hh 1.401 A"
 
-/* The data file next to the sources: $SB_DATA_DIR, the working directory (the repository
- * root, as `make run` uses), or two levels above the executable (build/scibench). */
-static FILE *open_data(const char *name)
-{
-    char path[4096];
-    const char *dir = getenv("SB_DATA_DIR");
-    if (dir) {
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-        return fopen(path, "r");
-    }
-    snprintf(path, sizeof path, "kernels/fullerene_ff/data/%s", name);
-    FILE *f = fopen(path, "r");
-    if (f) return f;
-    char exe[2048];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return NULL;
-    exe[n] = '\0';
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(exe, '/');
-        if (!slash) return NULL;
-        *slash = '\0';
-    }
-    snprintf(path, sizeof path, "%s/kernels/fullerene_ff/data/%s", exe, name);
-    return fopen(path, "r");
-}
-
 long ff_oeis_count(int N)
 {
-    FILE *f = open_data("A007894.txt");
+    char path[4096];
+    if (sb_data_path("fullerene_ff", "A007894.txt", path, sizeof path)) return -1;
+    FILE *f = fopen(path, "r");
     if (!f) return -1;
     char line[256];
     long found = -1;
@@ -107,8 +82,7 @@ static void check_count(const ff_case *fc, sb_validation *v)
 {
     long ref = ff_oeis_count(fc->cfg.N);
     if (ref < 0) {
-        sb_error("fullerene_ff: no OEIS A007894 value for C_%d (data file missing or N beyond it); "
-                 "set SB_DATA_DIR to kernels/fullerene_ff/data",
+        sb_error("fullerene_ff: no OEIS A007894 value for C_%d (the data file is unreadable or ends before it)",
                  fc->cfg.N);
         sb_check_add(v, "isomer count (OEIS data unavailable)", (double)fc->unique, NAN, 0, SB_TOL_ABS, "isomers",
                      SRC_OEIS);
