@@ -54,7 +54,7 @@ size_t eri_boys_table_len(void);
  * its class's sub-table (m = la + lb + lc + ld, the only m a class function asks for), so a
  * row is 80 aligned bytes: five 16-byte loads, and Horner is 7 FMAs instead of 7 FMAs and
  * 7 multiplies. (Tried: 7 terms on a 1/32 grid, 64-byte rows and four loads: taxol J build
- * 913 against 914.5 ms, (ss|ss) 1 ms slower, results/h100/eri_cuda_ab/log-call16-boys32.txt.) */
+ * 913 against 914.5 ms on the H100, (ss|ss) 1 ms slower.) */
 #define ERI_BOYS_DROW 10
 #define ERI_BOYS_DSUB ((size_t)ERI_BOYS_NGRID * ERI_BOYS_DROW)
 #define ERI_BOYS_DEV_LEN ((size_t)(ERI_BOYS_TABMMAX + 1) * ERI_BOYS_DSUB)

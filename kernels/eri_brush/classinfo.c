@@ -81,14 +81,12 @@ int eri_path_choose(int cls, int nb, int nk, int forced)
  * slower on the low classes (an atomicAdd / a potential update per primitive quartet, scalar
  * code on the CPU), and the HGP kernels of the high classes run far below their usual rate
  * (stack frames of 1-35 KB). So the switch is measured: with the J engine the classes with
- * L >= 6 were faster on both backends and every lower class slower (results/h100/eri_jeng/:
- * H100 taxol/cc-pVDZ per class, ms, HGP -> J engine: (dp|dp) 41.7 -> 24.0, (dd|pp) 18.9 ->
+ * L >= 6 were faster on both backends and every lower class slower (H100 taxol/cc-pVDZ per class, ms, HGP -> J engine: (dp|dp) 41.7 -> 24.0, (dd|pp) 18.9 ->
  * 10.8, (dd|ds) 12.5 -> 11.5, (dd|dp) 69.8 -> 7.1, (dd|dd) 12.1 -> 0.69, while (dp|pp) 47.3
  * -> 64.9 and (ps|ss) 146 -> 760; 16-core OpenMP benzene/cc-pVDZ 0.24-0.88x for L >= 6,
  * 1.1-2.8x below). On the GPU the J engine's bra-side potential adds were 32 same-address
  * atomics a warp; summed over the warp first (cuda.cu, add_bra), the L = 5 classes became
- * faster there too (taxol/cc-pVDZ, ms, HGP -> J engine, results/h100/eri_agg/
- * log-call3-tune.txt: (dp|pp) 36.9 -> 17.3, (dp|ds) 25.2 -> 21.2, (dd|ps) 9.5 uncapped ->
+ * faster there too (taxol/cc-pVDZ, ms, HGP -> J engine, in one device run: (dp|pp) 36.9 -> 17.3, (dp|ds) 25.2 -> 21.2, (dd|ps) 9.5 uncapped ->
  * 6.4), while L = 4 stayed slower ((pp|pp) 10.6 -> 18.6, (ds|pp) 18.1 -> 51.6, (dd|ss) 3.7 ->
  * 5.2). So CUDA starts at ERI_JENG_LMIN_CUDA = 5. The classes without generated code have
  * only the J engine. */

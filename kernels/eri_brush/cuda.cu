@@ -96,7 +96,7 @@ je_kernels je_table(int L)
  * L = smem_lmin on (0: never), two lanes a quartet where la+lb = lc+ld (team), else the register
  * kernel. The classes with an f shell keep theirs: with the shared-memory kernels
  * benzene/cc-pVTZ took 28.9-34.8 ms instead of 24.9, vitamin C/cc-pVTZ 82-91 instead of 72.8
- * (results/h100/eri_smem/). */
+ * (H100). */
 struct je_launch {
     je_kernel_t fn;
     int block;

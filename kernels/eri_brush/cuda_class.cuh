@@ -169,10 +169,9 @@ struct fam_member {
  * walks its quartets with a grid stride. The caps were for stack frames that overflow L1 and
  * for atomics: four 64-thread blocks an SM held 256 frames of 1-4 KB ((dp|dp) 3.7 KB), and
  * before the warp sum of the bra adds (add_bra) fewer resident warps also meant fewer
- * same-address atomics queued in L2. Earlier measurements (results/h100/eri_cuda_ab/) had
- * capped 17 classes. Once the bra adds were summed over the warp, every class below L = 6
- * ran as fast or faster uncapped (H100, taxol/cc-pVDZ, ms, capped -> uncapped, same call,
- * results/h100/eri_agg/log-call3-tune.txt): (ps|ps) 56.6 -> 48.7, (pp|ss) 26.8 -> 22.2,
+ * same-address atomics queued in L2. Measured before that sum, caps had paid on 17 classes.
+ * Once the bra adds were summed over the warp, every class below L = 6 ran as fast or faster
+ * uncapped (H100, taxol/cc-pVDZ, ms, capped -> uncapped, in one device run): (ps|ps) 56.6 -> 48.7, (pp|ss) 26.8 -> 22.2,
  * (pp|ps) 39.4 -> 35.3, (ds|ps) 41.6 -> 38.8, (ds|pp) 18.1 -> 16.6, (ds|ds) 9.0 -> 8.0,
  * (dp|ss) 17.6 -> 15.0, (dp|ps) 31.2 -> 28.7, (dd|ss) 3.7 -> 2.8, (pp|pp) 10.6 -> 10.1. The
  * classes with L >= 6 keep their caps; in digest mode they run on the J engine, so the caps
@@ -204,7 +203,7 @@ constexpr int FAM_ACC = 64;
 /* The register target of a class's family kernels: the resident blocks per SM they are
  * compiled for (eri_fam_kernel_minb; 0: the launch bound alone). Measured on the H100,
  * taxol/cc-pVDZ, every class at 0, 3, 4, 5, 6 and 8 blocks (ms per class, chunk budgets 64
- * and 32; results/h100/eri_famregs/): only (ps|ps) (37.9 -> 35.0 at 5 blocks: its 2 x 2 chunk
+ * and 32): only (ps|ps) (37.9 -> 35.0 at 5 blocks: its 2 x 2 chunk
  * 186 -> 96 registers and a 312 B frame) and (ds|ps) (33.0 -> 31.3 at 3: 212 -> 168 and
  * 120 B) gained; the others lost, up to 7x ((ds|ps) at 8 blocks: 238.6 ms, 64 registers and
  * 568-768 B frames). Each class's kernels are compiled for its target alone (a retuning
@@ -217,7 +216,7 @@ __host__ __device__ constexpr int fam_blocks(int la, int lb, int lc, int ld)
 }
 
 /* Classes that run their family quartets where they can (fam_prepare). Measured on the H100,
- * taxol/cc-pVDZ, ms per class without families -> with (budget 64; results/h100/eri_fam/):
+ * taxol/cc-pVDZ, ms per class without families -> with (budget 64):
  * (ss|ss) 30.5 -> 14.9, (ps|ss) 72.9 -> 38.7, (ps|ps) 46.0 -> 37.8, (pp|ss) 21.4 -> 16.5,
  * (pp|ps) 33.8 -> 32.1, (ds|ss) 22.8 -> 14.0; slower: (dp|ss) 14.4 -> 14.8 (16.4 at budget 32),
  * (dd|ss) 2.7 -> 3.4, whose chunks take 244 and 255 registers. Those two keep their own kernel. */

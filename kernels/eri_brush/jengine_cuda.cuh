@@ -73,7 +73,7 @@ __host__ __device__ constexpr int je_herm_order(int k)
  * kernels hold 255 registers and 0.3-4.9 KB stack frames). On the H100, taxol/cc-pVDZ, ms,
  * uncapped (4 blocks of 64) -> 3 blocks: (dp|dp) 24.1 -> 15.3, (dd|pp) 10.9 -> 6.6, (dd|ds)
  * 11.4 -> 7.3, (dd|dp) 7.1 -> 4.9, (dd|dd) 0.69 -> 0.71; 2 blocks within 1 ms of 3, 1 block
- * slower (results/h100/eri_jeng/log-call4.txt). The L = 5 classes, which path=auto also runs on
+ * slower. The L = 5 classes, which path=auto also runs on
  * the J engine on the GPU (ERI_JENG_LMIN_CUDA), were measured uncapped. 0: uncapped;
  * SB_ERI_JENG_BPS overrides. */
 constexpr int je_class_bps(int la, int lb, int lc, int ld) { return la + lb + lc + ld >= 6 ? 3 : 0; }
@@ -329,7 +329,7 @@ __device__ __forceinline__ void je_add_team(double *sh, const double *acc, doubl
 
 /* (dd|dd): 254 registers, 8 warps per SM (shared memory would allow 9). Asking for 9 blocks per
  * SM (__launch_bounds__(32, 9)) made ptxas spill (168 registers, 672 B): 0.20 ms against 0.18
- * for the same version without (results/h100/eri_team/, call 2). */
+ * for the same version without (H100). */
 template <int LH>
 __global__ void __launch_bounds__(32) je_quartet_kernel_team(const je_args a)
 {
@@ -397,7 +397,7 @@ __global__ void __maxnreg__(255) je_quartet_kernel_wide(const je_args a)
 
 /* The f classes up to L = 8 at constant (la+lb, lc+ld), unrolled as the s/p/d ones are (L = 8
  * is (dd|dd)'s size); the larger ones ((fd|fp), (ff|fs) ... (ff|ff)) stay generic. On the H100
- * (results/h100/eri_f/) the ten instances up to L = 6 took benzene/cc-pVTZ from 124.7 to
+ * the ten instances up to L = 6 took benzene/cc-pVTZ from 124.7 to
  * 59.7 ms and vitamin C/cc-pVTZ from 335.9 to 187.2 ms. */
 template <int LAB, int LCD>
 __global__ void __maxnreg__(255) je_quartet_kernel_f(const je_args a)

@@ -89,16 +89,16 @@ static double omp_cost(const omp_state *st, const eri_segment *sg, int fam, int 
  * OMP_FAM_MAXNT VRR targets whose family segments have several members somewhere, whose
  * blocks fit the lane scratch, and whose segments in the worklist are all HGP (a forced path
  * keeps the class's own code). Why the cap: measured on the H100 machine's 16 cores,
- * taxol/cc-pVDZ (results/h100/eri_ompfam/), s per class one pair at a time -> as families.
- * Call 1, all members through the family code: (ss|ss) 4.89 -> 2.88, (ps|ss) 11.43 -> 9.49,
+ * taxol/cc-pVDZ, s per class one pair at a time -> as families.
+ * With all members through the family code: (ss|ss) 4.89 -> 2.88, (ps|ss) 11.43 -> 9.49,
  * (ds|ss) 3.81 -> 3.10 (1, 3 and 6 targets) and slower above 9: (pp|ps) 6.50 -> 7.90, (ds|ps)
- * 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48, 54 targets). Call 3,
+ * 6.07 -> 6.73, (dp|ps) 4.69 -> 6.27, (ds|pp) 2.10 -> 3.02 (27, 18, 48, 54 targets). With
  * one-member segments through the one-pair code: the whole build 46.69 s without, 42.53 s
  * with this cap, 40.17 s with every class (SB_ERI_FAM_MAXNT=64), where (pp|ps) and (dp|ps)
  * still lost (4.48 -> 5.06, 2.99 -> 3.33); a second run at the cap took 39.35 s. So the cap
  * stays where no class lost. (Builds with families run fewer model flops a second because each
- * member quartet is still digested on its own, which the model does not count: perf, twelfth
- * session; the family kernel of the small classes runs at the one-pair rate.) */
+ * member quartet is still digested on its own, which the model does not count; perf shows the
+ * family kernel of the small classes running at the one-pair rate.) */
 #define OMP_FAM_MAXNT 9 /* SB_ERI_FAM_MAXNT overrides it */
 static void omp_fam_classes(const eri_batch *b, omp_state *st)
 {
