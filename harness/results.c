@@ -331,8 +331,11 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
             if (depth > 0 && !foreign_dir(e->d_name)) list_json(path, depth - 1, out, n);
             continue;
         }
-        /* *.basis.json: the basis sets dfratom_scf's job=bsize writes beside its results */
-        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".basis.json")) continue;
+        /* not results: the basis sets dfratom_scf's job=bsize writes beside its results
+         * (*.basis.json) and tools/compute_sanitizer.sh's summary */
+        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".basis.json") ||
+            !strcmp(e->d_name, "compute-sanitizer.json"))
+            continue;
         char **p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
         if (!p) break;
         *out = p;
