@@ -316,6 +316,13 @@ static int is_dir(const char *p)
  * tools/eri_libint2's benchmark lines. */
 static int foreign_dir(const char *name) { return !strcmp(name, "hyperfine") || !strcmp(name, "libint2"); }
 
+/* JSON beside a machine's results that is not a result: the basis sets dfratom_scf's job=bsize
+ * writes (*.basis.json) and tools/compute_sanitizer.sh's summary. */
+static int foreign_file(const char *name)
+{
+    return ends_with(name, ".basis.json") || !strcmp(name, "compute-sanitizer.json");
+}
+
 /* Appends the *.json under dir (and one level of subfolders when depth > 0), sorted. */
 static int list_json(const char *dir, int depth, char ***out, int *n)
 {
@@ -331,11 +338,7 @@ static int list_json(const char *dir, int depth, char ***out, int *n)
             if (depth > 0 && !foreign_dir(e->d_name)) list_json(path, depth - 1, out, n);
             continue;
         }
-        /* not results: the basis sets dfratom_scf's job=bsize writes beside its results
-         * (*.basis.json) and tools/compute_sanitizer.sh's summary */
-        if (!ends_with(e->d_name, ".json") || ends_with(e->d_name, ".basis.json") ||
-            !strcmp(e->d_name, "compute-sanitizer.json"))
-            continue;
+        if (!ends_with(e->d_name, ".json") || foreign_file(e->d_name)) continue;
         char **p = realloc(*out, (size_t)(*n + 1) * sizeof *p);
         if (!p) break;
         *out = p;

@@ -54,18 +54,19 @@ else
     } >"$logs/meta.env"
 fi
 
-# One small case per kernel (validated: the run must also pass), warm-up and a timed rep.
-# Sizes keep memcheck's 10-100x slowdown to seconds a case.
+# One small case per kernel (validated: the run must also pass), warm-up and a timed rep: the
+# kernel and its arguments. Sizes keep memcheck's 10-100x slowdown to seconds a case (lattice_mc's
+# validation runs thousands of sweeps: minutes). *_fused, *_batch: the same kernel with its other
+# CUDA kernels (the fused sweep, the batch engine).
 declare -A case_args=(
-    [lattice_mc]="--size 16 --param sweeps=2"
-    [lattice_mc_fused]="--size 16 --param sweeps=2 --param fuse=slab"
-    [nlchains]="--size 64 --param copies=64 --param steps=20 --param batch=10"
-    [fullerene_ff]="--size 60 --param isomers=32 --param oracle=2"
-    [eri_brush]="--size 1 --param molecule=water --param basis=cc-pvdz --param oracle=2"
-    [dfratom_scf]="--size 12 --param atom=Be"
-    [dfratom_scf_batch]="--size 12 --param atom=Be --param job=batch"
+    [lattice_mc]="lattice_mc --size 16 --param sweeps=2"
+    [lattice_mc_fused]="lattice_mc --size 16 --param sweeps=2 --param fuse=slab"
+    [nlchains]="nlchains --size 64 --param copies=64 --param steps=20 --param batch=10"
+    [fullerene_ff]="fullerene_ff --size 60 --param isomers=32 --param oracle=2"
+    [eri_brush]="eri_brush --size 1 --param molecule=water --param basis=cc-pvdz --param oracle=2"
+    [dfratom_scf]="dfratom_scf --size 12 --param atom=Be"
+    [dfratom_scf_batch]="dfratom_scf --size 12 --param atom=Be --param job=batch"
 )
-# *_fused, *_batch: the same kernel with its other CUDA kernels (the fused sweep, the batch engine)
 case_order="lattice_mc lattice_mc_fused nlchains fullerene_ff eri_brush dfratom_scf dfratom_scf_batch"
 # gpu_faults drives whole scibench processes (out of memory, a busy GPU): no kernel of its own;
 # gpu_profile runs ncu, which cannot profile a process under a sanitizer (its copy kernel is a
@@ -92,8 +93,7 @@ item_cmd() {
     gpu_*) echo "$build/tests/$1" ;;
     probes) echo "$sb info" ;;
     *) [ -n "${case_args[$1]:-}" ] || return 1
-       local k=${1%_fused}
-       echo "$sb validate ${k%_batch} --backend cuda --warmup 1 --reps 1 --quiet ${case_args[$1]}" ;;
+       echo "$sb validate ${case_args[$1]} --backend cuda --warmup 1 --reps 1 --quiet" ;;
     esac
 }
 
