@@ -13,6 +13,7 @@
 #include "sb.h"
 
 #define ANG_TO_BOHR (1.0 / ERI_BOHR_ANGSTROM)
+#define ERI_XYZ_MAX_ANGSTROM 1e6
 
 static const char *const ELEMENT[] = {
     "",   "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg",
@@ -129,6 +130,12 @@ int eri_read_xyz(const char *path, eri_molecule *m)
             double x;
             if (!parse_double(tok[1 + c], &x)) {
                 sb_error("%s:%d: coordinate \"%s\" is not a number", path, lineno, tok[1 + c]);
+                goto out;
+            }
+            /* a molecule, not a galaxy: beyond this the bohr value and its squares overflow */
+            if (fabs(x) > ERI_XYZ_MAX_ANGSTROM) {
+                sb_error("%s:%d: coordinate %s Angstrom is out of range (|x| <= %g)", path, lineno, tok[1 + c],
+                         ERI_XYZ_MAX_ANGSTROM);
                 goto out;
             }
             m->atom[i].xyz[c] = x * ANG_TO_BOHR;
