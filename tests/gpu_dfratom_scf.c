@@ -16,11 +16,12 @@
  *            OpenMP batched engine's (1e-10 relative; equal);
  *   tensors  the batch's GPU tensor passes, table and direct, against the host's (products T x);
  *   bsize    job=bsize, Ne (Dirac) from s(1:8) p(1:8) against the optimised start basis, the
- *            candidates padded on the GPU in two groups (two shapes in c_sym in turn): every check
- *            passes, among them the written basis in a fresh direct GPU SCF against the padded
- *            batched energy (1e-10 relative) and one function less at each shrunk end breaking
- *            the tolerance; the OpenMP workflow's start-basis optimum within a tenth of the
- *            tolerance of the GPU's. */
+ *            candidates padded on the GPU in two groups of two shapes, side by side on two
+ *            streams: every check passes, among them the written basis in a fresh direct GPU SCF
+ *            against the padded batched energy (1e-10 relative) and one function less at each
+ *            shrunk end breaking the tolerance; the same run with the groups one after another
+ *            (bsize_side=0) ends bit for bit the same; the OpenMP workflow's start-basis optimum
+ *            within a tenth of the tolerance of the GPU's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -326,8 +327,24 @@ static void bsize_on_gpu(void **state)
     printf("  start basis optimised: %.12f Eh (cuda) %.12f Eh (openmp); %g SCFs, %.1f SCF/s on cuda\n", rg, rc,
            dfr_counter(&g.counters, "bsize_scfs"), dfr_counter(&g.counters, "bsize_scfs_per_s"));
     assert_true(fabs(rg - rc) <= 0.1 * 2e-5 * fabs(rc));
+    /* groups one after another: a candidate's SCFs do not depend on the batches beside its own */
+    static const char *const one[] = {"atom", "Ne", "job", "bsize", "bsize_max", "8", "bsize_ref", "large",
+                                      "bsize_tol", "2e-5", "bsize_evals", "20", "bsize_groups", "2", "bsize_side",
+                                      "0", NULL};
+    sb_result q;
+    dfr_kernel_run(SB_BACKEND_CUDA, 8, one, &q);
+    assert_true(q.passed);
+    assert_true(dfr_counter(&g.counters, "bsize_groups_side_by_side") == 1.0);
+    static const char *const same[] = {"bsize_energy", "bsize_energy_start", "bsize_scfs", "bsize_fock_builds",
+                                       "bsize_s_last", "bsize_p_first", "bsize_p_last", "bsize_alpha", "bsize_beta"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; ++i) {
+        const double x = dfr_counter(&g.counters, same[i]), y = dfr_counter(&q.counters, same[i]);
+        if (x != y) printf("  %s: side by side %.17g, one after another %.17g\n", same[i], x, y);
+        assert_true(x == y);
+    }
     sb_result_free(&g);
     sb_result_free(&c);
+    sb_result_free(&q);
 }
 
 int main(void)

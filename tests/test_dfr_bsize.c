@@ -15,6 +15,8 @@
  *              round-off differs, so NEWUOA's paths part);
  *   Ne         job=bsize from s(1:8) p(1:8) against the optimised start basis (bsize_ref=large),
  *              bsize_tol = 2e-5: s and p ranges, the lower end of p included, all checks pass;
+ *              and the same run with the padding groups one after another (bsize_side=0)
+ *              instead of side by side ends bit for bit the same;
  *   bad input  a tolerance the start basis cannot reach, a nonrelativistic atom without a tabulated
  *              limit, bsize_max below the occupied shells, a malformed reference, a basis file
  *              beside alpha: exit 2 each. */
@@ -210,7 +212,25 @@ static void neon_workflow(void **state)
     print_message("  Ne: s(%g:%g) p(%g:%g), %g SCFs\n", dfr_counter(&r.counters, "bsize_s_first"),
                   dfr_counter(&r.counters, "bsize_s_last"), dfr_counter(&r.counters, "bsize_p_first"),
                   dfr_counter(&r.counters, "bsize_p_last"), dfr_counter(&r.counters, "bsize_scfs"));
-    sb_result_free(&r);
+    /* the padding groups one after another (bsize_side=0) instead of side by side: a candidate's
+     * SCFs do not depend on which batches run beside its own, so every outcome is the same bit
+     * for bit */
+    const char *const one[] = {"atom", "Ne", "job", "bsize", "hamiltonian", "schrodinger", "nucleus", "point",
+                               "bsize_max", "8", "bsize_tol", "2e-5", "bsize_ref", "large", "bsize_evals", "30",
+                               "bsize_side", "0", NULL};
+    sb_result q;
+    assert_int_equal(kernel_rc(SB_BACKEND_OPENMP_SIMD, one, &q), SB_OK);
+    assert_true(dfr_counter(&r.counters, "bsize_groups_side_by_side") == 1.0);
+    assert_true(dfr_counter(&q.counters, "bsize_groups_side_by_side") == 0.0);
+    static const char *const same[] = {"bsize_energy", "bsize_energy_start", "bsize_scfs", "bsize_fock_builds",
+                                       "bsize_rounds", "bsize_s_last", "bsize_p_first", "bsize_p_last",
+                                       "bsize_alpha", "bsize_beta", "bsize_gamma", "bsize_delta"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; ++i) {
+        const double x = dfr_counter(&r.counters, same[i]), y = dfr_counter(&q.counters, same[i]);
+        if (x != y) print_message("  %s: side by side %.17g, one after another %.17g\n", same[i], x, y);
+        assert_true(x == y);
+    }
+    sb_result_free(&r), sb_result_free(&q);
 }
 
 static void bad_input(void **state)

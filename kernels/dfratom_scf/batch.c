@@ -63,6 +63,7 @@ typedef struct {
     const dfr_sym *y;      /* the shape every candidate runs in */
     const dfr_wtbs *u;     /* its ranges */
     int Bmax, B, par, nthr, lane; /* nthr: threads of its host loops; lane 0 reports progress */
+    int report;            /* 0: a batch running beside others, silent */
     dfr_batch_out acc;     /* its timers and counts (records go to the caller's) */
     dfr_fun *f;            /* Bmax x nf */
     dfr_scf_run **st;
@@ -174,7 +175,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
         {
             a->t_host += (ts[1] - ts[0]) + (sb_clock_seconds() - ts[2]);
             a->t_contract += ts[2] - ts[1];
-            if (!k->lane)
+            if (!k->lane && k->report)
                 sb_progress("dfratom_scf batch: candidates %d..%d, %d SCFs still iterating", obase, obase + B - 1,
                             live);
         }
@@ -269,13 +270,18 @@ int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr
     if (rc) return rc;
     const int B = b->B = batch_fit(gib, &b->t, nmax), gpu = d->backend == SB_BACKEND_CUDA;
     b->lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1;
-    const int Bl = (B + b->lanes - 1) / b->lanes, threads = omp_get_max_threads();
-    for (int l = 0; l < b->lanes && !rc; ++l) {
-        rc = chunk_alloc(&b->k[l], d, &b->t, &b->y, &b->u, Bl);
-        b->k[l].nthr = b->lanes == 2 ? (threads + 1 - l) / 2 : threads, b->k[l].lane = l;
+    const int Bl = (B + b->lanes - 1) / b->lanes;
+    for (int l = 0; l < b->lanes && !rc; ++l) rc = chunk_alloc(&b->k[l], d, &b->t, &b->y, &b->u, Bl), b->k[l].lane = l;
+    dfr_batcher_share(b, omp_get_max_threads(), 1);
+    return rc;
+}
+
+void dfr_batcher_share(dfr_batcher *b, int threads, int report)
+{
+    for (int l = 0; l < b->lanes; ++l) {
+        b->k[l].nthr = b->lanes == 2 ? (threads + 1 - l) / 2 : threads, b->k[l].report = report;
         if (b->k[l].nthr < 1) b->k[l].nthr = 1;
     }
-    return rc;
 }
 
 int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm)
@@ -285,15 +291,16 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
     int rc = SB_OK;
     o->chunk = b->B;
     o->table_per = b->t.tab->per;
-    /* the candidates' small eigen-solves run side by side: one BLAS thread each */
-    const int blas_threads = openblas_get_num_threads();
-    if (k[0].par) openblas_set_num_threads(1);
+    /* the candidates' small eigen-solves run side by side: one BLAS thread each (set by the
+     * caller already where batches run side by side: each only lowers it, none raises it back) */
+    const int blas_threads = openblas_get_num_threads(), blas_set = k[0].par && blas_threads != 1;
+    if (blas_set) openblas_set_num_threads(1);
     if (b->lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
         rc = run_lane(&k[0], w, 0, n, Bl, o, obase, warm);
     else {
         int lrc[2] = {0, 0};
         const int nested = omp_get_max_active_levels();
-        omp_set_max_active_levels(2);
+        if (nested < 2) omp_set_max_active_levels(2);
         /* spread: each lane gets its own half of the places, and its inner teams bind within it
          * (with close they would start next to each other and share cores). The inner teams are
          * nested, and libgomp starts their threads anew each time (about 0.1-1 ms a region). */
@@ -302,10 +309,10 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
             const int l = omp_get_thread_num();
             lrc[l] = run_lane(&k[l], w, l * Bl, n, 2 * Bl, o, obase, warm);
         }
-        omp_set_max_active_levels(nested);
+        if (nested < 2) omp_set_max_active_levels(nested);
         rc = lrc[0] ? lrc[0] : lrc[1];
     }
-    if (k[0].par) openblas_set_num_threads(blas_threads);
+    if (blas_set) openblas_set_num_threads(blas_threads);
     for (int l = 0; l < b->lanes; ++l) {
         dfr_batch_out *a = &k[l].acc;
         o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;

@@ -12,8 +12,11 @@
  * points, one per candidate still running, are evaluated as one batch (batch.c). Candidates of
  * different sizes run in the shape of the largest of their group, the functions they lack as
  * padding (dfr_basis_build_in); bsize_groups splits a step's candidates by size into groups
- * padded apart. Under MPI the candidates of a step are dealt to the ranks. */
+ * padded apart, which run side by side (bsize_side). Under MPI the candidates of a step are
+ * dealt to the ranks. */
+#include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,16 +155,28 @@ typedef struct {
     dfr_batcher **bt;   /* batched engine: each group's buffers */
     dfr_warm *wm;       /* each candidate's last density (bsize_warm) */
     double *X, *F;      /* a round's points and values */
-    int *idx, *pos;
+    int *idx, *it;      /* a round's candidates; SCF iterations of each point (-1: no SCF) */
+    int *gbase, *grc;   /* each group's slice of pos, w, wq (its size is its candidates'); outcome */
+    int *pos;
     dfr_wtbs *w;        /* a group's points as bases */
     dfr_warm *wq;
+    dfr_batch_out *og;  /* each group's outcomes */
+    int side_by_side;   /* groups run at once, each on its share of the threads */
 } bz_opt;
+
+static void out_add(dfr_batch_out *to, const dfr_batch_out *o)
+{
+    to->t_host += o->t_host, to->t_tensor += o->t_tensor, to->t_contract += o->t_contract, to->t_eig += o->t_eig;
+    to->fock_builds += o->fock_builds, to->tabulated += o->tabulated;
+}
 
 static void opt_free(bz_opt *p)
 {
     for (int g = 0; g < p->G && p->bt; ++g) dfr_batcher_free(p->bt[g]);
     for (int i = 0; i < p->n && p->wm; ++i) free(p->wm[i].Dw);
-    free(p->ug), free(p->bt), free(p->wm), free(p->X), free(p->F), free(p->idx), free(p->pos), free(p->w), free(p->wq);
+    for (int g = 0; g < p->G && p->og; ++g) out_add(&p->z->o, &p->og[g]), dfr_batch_out_free(&p->og[g]);
+    free(p->ug), free(p->bt), free(p->wm), free(p->X), free(p->F), free(p->idx), free(p->it), free(p->gbase);
+    free(p->grc), free(p->pos), free(p->w), free(p->wq), free(p->og);
 }
 
 /* Buffers for c[0 .. n), whose groups (c[i].group < G) run in the shapes ug (batched engine) */
@@ -173,16 +188,27 @@ static int opt_init(bz_opt *p, bz_run *z, cand *c, int n, int G, const dfr_wtbs 
     p->z = z, p->c = c, p->n = n, p->G = G;
     p->ug = malloc(sizeof *p->ug * G), p->bt = calloc(G, sizeof *p->bt), p->wm = calloc(n, sizeof *p->wm);
     p->X = malloc(sizeof(double) * NX * n), p->F = malloc(sizeof(double) * n);
-    p->idx = malloc(sizeof(int) * n), p->pos = malloc(sizeof(int) * n);
+    p->idx = malloc(sizeof(int) * n), p->it = malloc(sizeof(int) * n), p->pos = malloc(sizeof(int) * n);
+    p->gbase = calloc(G, sizeof(int)), p->grc = calloc(G, sizeof(int)), p->og = calloc(G, sizeof *p->og);
     p->w = malloc(sizeof *p->w * n), p->wq = malloc(sizeof *p->wq * n);
-    if (!p->ug || !p->bt || !p->wm || !p->X || !p->F || !p->idx || !p->pos || !p->w || !p->wq) return SB_EXIT_RUNTIME;
+    if (!p->ug || !p->bt || !p->wm || !p->X || !p->F || !p->idx || !p->it || !p->pos || !p->gbase || !p->grc ||
+        !p->og || !p->w || !p->wq)
+        return SB_EXIT_RUNTIME;
     memcpy(p->ug, ug, sizeof *ug * G);
     for (int i = 0; i < n; ++i) c[i].best = NAN, c[i].e = NAN, c[i].stopped = 0, c[i].rint = rint_of(z, &c[i].w);
+    /* A group's batch is short (a handful of candidates) and its SCF steps wait on each other:
+     * run one after another, a round would cost the sum of the groups' SCFs */
+    p->side_by_side = batched && G > 1 && d->bz.side && d->backend != SB_BACKEND_REFERENCE;
+    const int threads = omp_get_max_threads(), share = p->side_by_side && threads / G > 1 ? threads / G : 1;
     int rc = SB_OK;
-    for (int g = 0; g < G && !rc && batched; ++g) {
+    for (int g = 0, base = 0; g < G && !rc; ++g) {
         int m = 0;
         for (int i = 0; i < n; ++i) m += c[i].group == g;
-        if (m) rc = dfr_batcher_create(d, &p->ug[g], m, d->batch_mem / G, &p->bt[g]); /* held together */
+        p->gbase[g] = base, base += m;
+        rc = dfr_batch_out_alloc(&p->og[g], m > 0 ? m : 1);
+        if (rc || !m || !batched) continue;
+        rc = dfr_batcher_create(d, &p->ug[g], m, d->batch_mem / G, &p->bt[g]); /* held together */
+        if (!rc && p->side_by_side) dfr_batcher_share(p->bt[g], share, g == 0);
     }
     /* each candidate's SCFs start from its previous point's density, in the shape they run in */
     for (int i = 0; i < n && !rc && d->bz.warm; ++i)
@@ -191,33 +217,66 @@ static int opt_init(bz_opt *p, bz_run *z, cand *c, int n, int G, const dfr_wtbs 
     return rc;
 }
 
-/* Group g's points of this round (m points, p->idx, p->X) evaluated: energies into p->F */
+/* Group g's points of this round (m points, p->idx, p->X) evaluated: energies into p->F, SCF
+ * iterations into p->it. Touches only the group's own points, slices and outcomes, so groups
+ * may run at once. */
 static int opt_group(bz_opt *p, int g, int m)
 {
     bz_run *z = p->z;
     dfr_case *d = z->d;
-    int q = 0, rc;
+    dfr_batch_out *o = &p->og[g];
+    int *pos = p->pos + p->gbase[g], q = 0, rc;
+    dfr_wtbs *w = p->w + p->gbase[g];
+    dfr_warm *wq = p->wq + p->gbase[g];
     for (int k = 0; k < m; ++k) {
         cand *ck = &p->c[p->idx[k]];
         if (ck->group != g) continue;
         dfr_wtbs wk = ck->w;
         from_x(p->X + NX * k, &wk);
-        p->F[k] = NAN;
+        p->F[k] = NAN, p->it[k] = -1;
         if (!usable(z, &wk)) continue;
-        p->wq[q] = p->wm[p->idx[k]], p->pos[q] = k, p->w[q++] = wk;
+        wq[q] = p->wm[p->idx[k]], pos[q] = k, w[q++] = wk;
     }
     if (!q) return SB_OK;
-    dfr_warm *warm = d->bz.warm ? p->wq : NULL;
-    if (z->engine == DFR_ENGINE_BATCHED) rc = dfr_batcher_run(p->bt[g], p->w, q, &z->o, 0, warm);
-    else rc = dfr_batch_list(d, DFR_ENGINE_SEQUENTIAL, NULL, p->w, q, &z->o, 0, warm);
+    dfr_warm *warm = d->bz.warm ? wq : NULL;
+    if (z->engine == DFR_ENGINE_BATCHED) rc = dfr_batcher_run(p->bt[g], w, q, o, 0, warm);
+    else rc = dfr_batch_list(d, DFR_ENGINE_SEQUENTIAL, NULL, w, q, o, 0, warm);
     for (int i = 0; i < q; ++i) {
-        const int k = p->pos[i];
-        p->F[k] = z->o.energy[i];
-        z->r->items += p->c[p->idx[k]].rint * z->o.iters[i];
-        z->r->rank_items += p->c[p->idx[k]].rint * z->o.iters[i];
-        p->wm[p->idx[k]].valid = p->wq[i].valid;
+        const int k = pos[i];
+        p->F[k] = o->energy[i], p->it[k] = o->iters[i];
+        p->wm[p->idx[k]].valid = wq[i].valid;
     }
-    z->r->scfs += q;
+    return rc;
+}
+
+/* Every group's points of this round: side by side, each group on a thread of its own whose
+ * share of the cores (dfr_batcher_share) its batch's loops use; on the GPU each group's
+ * copies and launches go to its own host thread's stream */
+static int opt_round(bz_opt *p, int m)
+{
+    bz_run *z = p->z;
+    int rc = SB_OK;
+    if (!p->side_by_side) {
+        for (int g = 0; g < p->G && !rc; ++g) rc = opt_group(p, g, m);
+    } else {
+        const int levels = omp_get_max_active_levels(), blas = openblas_get_num_threads();
+        const int share = omp_get_max_threads() / p->G > 1 ? omp_get_max_threads() / p->G : 1;
+        if (levels < 3) omp_set_max_active_levels(3); /* groups, a group's lanes, a lane's team */
+        openblas_set_num_threads(1);
+#pragma omp parallel for num_threads(p->G) proc_bind(spread) schedule(dynamic, 1)
+        for (int g = 0; g < p->G; ++g) {
+            omp_set_num_threads(share);
+            p->grc[g] = opt_group(p, g, m);
+        }
+        openblas_set_num_threads(blas);
+        if (levels < 3) omp_set_max_active_levels(levels);
+        for (int g = 0; g < p->G && !rc; ++g) rc = p->grc[g];
+    }
+    for (int k = 0; k < m; ++k) {
+        if (p->it[k] < 0) continue;
+        const double items = p->c[p->idx[k]].rint * p->it[k];
+        z->r->items += items, z->r->rank_items += items, z->r->scfs++;
+    }
     return rc;
 }
 
@@ -244,7 +303,7 @@ static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested, int
     dfr_lockstep_opts lo = {z->d->bz.evals, 0.0, 1e-3};
     if (!rc) rc = dfr_lockstep_start(n, NX, x, step, &lo, &ls);
     for (int m; !rc && (m = dfr_lockstep_points(ls, p.idx, p.X)) > 0;) {
-        for (int g = 0; g < p.G && !rc; ++g) rc = opt_group(&p, g, m);
+        rc = opt_round(&p, m);
         for (int k = 0; k < m && !rc; ++k) {
             cand *ck = &c[p.idx[k]];
             if (!isfinite(p.F[k])) { /* no SCF, or one that failed: steer NEWUOA away without a NaN */

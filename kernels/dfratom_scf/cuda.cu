@@ -13,31 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mutex>
 
 #include "dfratom_scf/dfr_math.h"
 #include "sb_cuda.h"
 
 #define DFR_BLOCK 128
 
-__constant__ dfr_sym c_sym;
-
-// c_sym holds one basis shape at a time, and a run may switch between several (job=bsize: a
-// batch per group of candidate sizes, direct SCFs between them): every user names the shape it
-// needs, and it is copied only when it differs from the one in place. The two lanes of a batch
-// name the same shape, so neither copies while the other's kernels read it.
-static std::mutex c_sym_mu;
-static dfr_sym c_sym_host;
-static bool c_sym_set = false;
-static cudaError_t use_sym(const dfr_sym *y)
-{
-    std::lock_guard<std::mutex> lock(c_sym_mu);
-    if (c_sym_set && !memcmp(&c_sym_host, y, sizeof *y)) return cudaSuccess;
-    cudaError_t e = cudaMemcpyToSymbol(c_sym, y, sizeof(dfr_sym));
-    if (e == cudaSuccess) c_sym_host = *y, c_sym_set = true;
-    return e;
-}
-
+// Every kernel takes its basis shape as a __grid_constant__ parameter: it is read from the
+// constant bank as a __constant__ symbol would be, but each launch carries its own, so batches of
+// different shapes (job=bsize runs its padding groups side by side) never share one slot.
 typedef struct {
     dfr_fun *fun;
     int *out;
@@ -45,11 +29,12 @@ typedef struct {
     long set;
 } dfr_dev;
 
-__global__ void __launch_bounds__(DFR_BLOCK) dfr_g_kernel(const dfr_fun *__restrict__ fun, const int *__restrict__ out,
+__global__ void __launch_bounds__(DFR_BLOCK) dfr_g_kernel(const __grid_constant__ dfr_sym sym,
+                                                         const dfr_fun *__restrict__ fun, const int *__restrict__ out,
                                                          const double *__restrict__ D, double *__restrict__ G)
 {
     __shared__ double part[DFR_BLOCK];
-    const dfr_sym *y = &c_sym;
+    const dfr_sym *y = &sym;
     int code = out[blockIdx.x], s, blk, i, j;
     dfr_out_decode(code, &s, &blk, &i, &j);
     int total = 0;
@@ -77,9 +62,8 @@ static int g_cuda(dfr_gbuild *g, const double *D, double *G)
 {
     dfr_dev *d = (dfr_dev *)g->priv;
     size_t bytes = sizeof(double) * d->set;
-    SB_CU(use_sym(g->sym));
     SB_CU(cudaMemcpy(d->D, D, bytes, cudaMemcpyHostToDevice));
-    dfr_g_kernel<<<g->nout, DFR_BLOCK>>>(d->fun, d->out, d->D, d->G);
+    dfr_g_kernel<<<g->nout, DFR_BLOCK>>>(*g->sym, d->fun, d->out, d->D, d->G);
     SB_CU(cudaGetLastError());
     SB_CU(cudaMemcpy(G, d->G, bytes, cudaMemcpyDeviceToHost));
     return SB_OK;
@@ -92,7 +76,6 @@ extern "C" int dfr_g_cuda_init(dfr_gbuild *g)
     g->priv = d;
     g->build = g_cuda;
     d->set = dfr_set_size(g->sym);
-    SB_CU(use_sym(g->sym));
     SB_CU(cudaMalloc(&d->fun, sizeof(dfr_fun) * g->sym->nf));
     SB_CU(cudaMalloc(&d->out, sizeof(int) * g->nout));
     SB_CU(cudaMalloc(&d->D, sizeof(double) * d->set));
@@ -237,7 +220,7 @@ static cudaError_t lane_copy(void *dst, const void *src, size_t bytes, cudaMemcp
 typedef struct {
     dfr_tshape t; // its outd/outx are host pointers: the kernel gets the device copies below
     int *outd, *outx, Bmax, nf;
-    dfr_sym sym;    // host copy, for dfr_etab_fits
+    dfr_sym sym;    // the shape: each launch's parameter, and dfr_etab_fits's
     dfr_etab *tb;   // device copy of t.tab
     int group;      // candidates whose tables are in flight together
     dfr_fun *fun;
@@ -257,7 +240,8 @@ typedef struct {
 // Candidates c0 .. c0 + (total / per) - 1; TAB: read their tables (tab, tb->per apart), else
 // evaluate every integral (two instances: the table path alone needs fewer registers)
 template <bool TAB>
-__global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restrict__ fun, dfr_tshape t,
+__global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const __grid_constant__ dfr_sym sym,
+                                                         const dfr_fun *__restrict__ fun, dfr_tshape t,
                                                          const int *__restrict__ outd,
                                                          const int *__restrict__ outx, int nf,
                                                          const dfr_etab *__restrict__ tb,
@@ -269,7 +253,7 @@ __global__ void __launch_bounds__(DFR_BLOCK) dfr_t_kernel(const dfr_fun *__restr
         const dfr_etab *tbu = TAB ? tb : NULL;
         const double *tc = TAB ? tab + c * tb->per : NULL;
         T[(c0 + c) * t.per + (u - c * t.per)] =
-            dfr_tensor_entry(&c_sym, fun + (c0 + c) * nf, tbu, tc, &t, outd, outx, u - c * t.per);
+            dfr_tensor_entry(&sym, fun + (c0 + c) * nf, tbu, tc, &t, outd, outx, u - c * t.per);
     }
 }
 
@@ -325,7 +309,6 @@ extern "C" int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int 
     SB_CU(cudaMalloc(&b->tb, sizeof(dfr_etab)));
     SB_CU(lane_copy(b->tb, t->tab, sizeof(dfr_etab), cudaMemcpyHostToDevice));
     SB_CU(cudaMalloc(&b->tab, ebytes * b->group));
-    SB_CU(use_sym(y));
     SB_CU(cudaMalloc(&b->outd, sizeof(int) * (t->nd + 1)));
     SB_CU(cudaMalloc(&b->outx, sizeof(int) * (t->nx + 1)));
     SB_CU(cudaMalloc(&b->fun, sizeof(dfr_fun) * (size_t)Bmax * y->nf));
@@ -346,7 +329,6 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *
         sb_error("dfratom_scf: %d candidates, but the batch buffers hold 1 .. %d", B, b->Bmax);
         return SB_EXIT_RUNTIME;
     }
-    SB_CU(use_sym(&b->sym));
     SB_CU(lane_copy(b->fun, f, sizeof(dfr_fun) * (size_t)B * b->nf, cudaMemcpyHostToDevice));
     const dfr_etab *tb = b->t.tab;
     for (int c0 = 0; c0 < B; c0 += b->group) {
@@ -362,8 +344,8 @@ extern "C" int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *
         }
         long total = (long)n * b->t.per;
         auto *const t_kernel = fits ? dfr_t_kernel<true> : dfr_t_kernel<false>;
-        t_kernel<<<t_grid(total), DFR_BLOCK, 0, st>>>(b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0, total,
-                                                      b->T);
+        t_kernel<<<t_grid(total), DFR_BLOCK, 0, st>>>(b->sym, b->fun, b->t, b->outd, b->outx, b->nf, b->tb, b->tab, c0,
+                                                      total, b->T);
         SB_CU(cudaGetLastError());
     }
     SB_CU(cudaStreamSynchronize(cudaStreamPerThread));

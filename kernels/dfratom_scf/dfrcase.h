@@ -39,6 +39,7 @@ typedef struct {
     double ref_value;     /* DFR_REF_VALUE: given, Eh */
     int evals;            /* NEWUOA evaluations per candidate */
     int groups;           /* batched engine: candidate sizes padded in this many groups per step */
+    int side;             /* batched engine: 1 runs a round's groups side by side */
     int steps;            /* steps run (1 .. DFR_BSIZE_STEPS): a shorter workflow for timings */
     int local_check;      /* 1: re-optimise the final basis less one function at each shrunk end */
     int warm;             /* 1: each candidate's SCF starts from its previous point's density */
@@ -122,6 +123,9 @@ int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w
 typedef struct dfr_batcher dfr_batcher;
 /* up to nmax candidates at a time, their tensors within gib GiB (more run in chunks) */
 int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr_batcher **b);
+/* Its host loops on `threads` threads (default: every one); report 0: no progress line (for a
+ * batch run beside others) */
+void dfr_batcher_share(dfr_batcher *b, int threads, int report);
 /* warm: NULL, or n candidates' densities in the batcher's shape (u), used and updated */
 int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm);
 void dfr_batcher_free(dfr_batcher *b);

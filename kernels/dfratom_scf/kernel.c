@@ -77,6 +77,8 @@ static const sb_param_spec dfr_params[] = {
     {"bsize_evals", "60", "job=bsize: NEWUOA evaluations (SCFs) per candidate, over alpha, beta, gamma, delta"},
     {"bsize_groups", "4", "job=bsize, batched engine: a step's candidates, by size, in this many groups, each padded to "
                           "its largest (batch_mem is shared among them)"},
+    {"bsize_side", "1", "job=bsize, batched engine: 1 runs a round's groups side by side, each on its share of the "
+                        "cores (and on cuda its own stream); 0 one after another"},
     {"bsize_steps", "8", "job=bsize: steps run (the start basis, upper ends f d p s, lower ends f d p)"},
     {"bsize_local", "1", "job=bsize: 1 re-optimises the final basis less one function at every shrunk end (checks)"},
     {"bsize_out", "", "job=bsize: write the final basis as JSON to this file"},
@@ -275,6 +277,7 @@ static int bsize_counters(sb_case *c, dfr_case *d)
     sb_counter_set(cs, "bsize_scfs_per_s", b->scfs / b->seconds, "SCF/s");
     sb_counter_set(cs, "bsize_fock_builds", b->fock_builds, "1");
     sb_counter_set(cs, "bsize_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");
+    sb_counter_set(cs, "bsize_groups_side_by_side", d->engine == DFR_ENGINE_BATCHED && d->bz.side, "1");
     if (d->engine == DFR_ENGINE_BATCHED) {
         sb_counter_set(cs, "bsize_time_tensors", b->t_tensor, "s");
         sb_counter_set(cs, "bsize_time_contractions", b->t_contract, "s");

@@ -39,7 +39,7 @@ static int read_basis(const char *file, dfr_case *d)
 static int parse_bsize(sb_params *p, dfr_case *d)
 {
     dfr_bsize_opts *b = &d->bz;
-    long evals, groups, steps, local, warm;
+    long evals, groups, steps, local, warm, side;
     int rc;
     b->max = d->w.K;
     if ((rc = sb_param_double(p, "bsize_tol", 5e-8, 1e-12, 1e-2, &b->tol)) ||
@@ -47,10 +47,11 @@ static int parse_bsize(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "bsize_groups", 4, 1, 64, &groups)) ||
         (rc = sb_param_long(p, "bsize_steps", DFR_BSIZE_STEPS, 1, DFR_BSIZE_STEPS, &steps)) ||
         (rc = sb_param_long(p, "bsize_local", 1, 0, 1, &local)) ||
-        (rc = sb_param_long(p, "bsize_warm", 1, 0, 1, &warm)))
+        (rc = sb_param_long(p, "bsize_warm", 1, 0, 1, &warm)) ||
+        (rc = sb_param_long(p, "bsize_side", 1, 0, 1, &side)))
         return rc;
     b->evals = (int)evals, b->groups = (int)groups, b->steps = (int)steps, b->local_check = (int)local;
-    b->warm = (int)warm;
+    b->warm = (int)warm, b->side = (int)side;
     const char *out = sb_param_string(p, "bsize_out");
     if (out && strlen(out) >= sizeof b->out) {
         sb_error("dfratom_scf: --param bsize_out=%s: path longer than %zu characters", out, sizeof b->out - 1);
