@@ -10,6 +10,8 @@
  *              one function less at the shrunk end breaks it, the written basis read back gives
  *              the energy in a fresh SCF), the basis shrank, and job=scf reading the written file
  *              reproduces the workflow's energy to 1e-10 (its own check passes);
+ *   local      He with no step run: the local checks take each basis one smaller that stays
+ *              within the tolerance, until one smaller breaks it;
  *   engines    the same He workflow with one candidate at a time (batch_engine=sequential):
  *              the same final ranges, energies within a fifth of the tolerance (the engines'
  *              round-off differs, so NEWUOA's paths part);
@@ -176,6 +178,8 @@ static void helium_workflow(void **state)
     assert_int_equal(kernel_rc(SB_BACKEND_OPENMP_SIMD, scf, &s), SB_OK);
     assert_true(s.passed);
     assert_int_equal(has_check(&s, "basis_file_energy"), 1);
+    assert_int_equal(has_check(&s, "basis_file_within_tol"), 1); /* the tolerance and reference it records */
+    assert_int_equal(has_check(&s, "not_below_hf_limit"), 1);
     assert_true(fabs(dfr_counter(&s.counters, "energy") - e) <= 1e-10 * fabs(e));
     assert_true(dfr_counter(&s.counters, "basis_functions") == last);
     /* one candidate at a time: the same workflow's outcome */
@@ -193,6 +197,25 @@ static void helium_workflow(void **state)
     assert_true(dfr_counter(&q.counters, "bsize_engine_sequential") == 1.0);
     sb_result_free(&r), sb_result_free(&s), sb_result_free(&q);
     remove(he_file);
+}
+
+/* bsize_steps=1: no range end is shrunk by a step, so the local checks start from s(1:12). Each
+ * basis one smaller that stays within the tolerance is taken and checked again: the checks do
+ * the shrinking, one function a pass, and the last pass's basis one smaller breaks the tolerance. */
+static void local_checks_take_smaller(void **state)
+{
+    (void)state;
+    const char *const kv[] = {"atom", "He", "job", "bsize", "hamiltonian", "schrodinger", "nucleus", "point",
+                              "bsize_max", "12", "bsize_tol", "8e-6", "bsize_evals", "40", "bsize_steps", "1", NULL};
+    sb_result r;
+    assert_int_equal(kernel_rc(SB_BACKEND_OPENMP_SIMD, kv, &r), SB_OK);
+    assert_true(r.passed);
+    const double last = dfr_counter(&r.counters, "bsize_s_last"), taken = dfr_counter(&r.counters, "bsize_local_taken");
+    print_message("  He from s(1:12), no step: s(1:%g) after %g bases taken by the local checks\n", last, taken);
+    assert_true(taken >= 1.0 && last == 12.0 - taken);
+    assert_int_equal(has_check(&r, "bsize_minimal_s_upper"), 1);
+    assert_int_equal(has_check(&r, "bsize_final_within_tol"), 1);
+    sb_result_free(&r);
 }
 
 static void neon_workflow(void **state)
@@ -258,8 +281,9 @@ int main(void)
 {
     sb_set_quiet(1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(lockstep_equals_serial), cmocka_unit_test(padding_is_exact), cmocka_unit_test(helium_workflow),
-        cmocka_unit_test(neon_workflow),          cmocka_unit_test(bad_input),
+        cmocka_unit_test(lockstep_equals_serial),    cmocka_unit_test(padding_is_exact),
+        cmocka_unit_test(helium_workflow),           cmocka_unit_test(local_checks_take_smaller),
+        cmocka_unit_test(neon_workflow),             cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,9 @@ int dfr_basis_json(const dfr_case *d, const dfr_wtbs *w, double energy, char *bu
     json_object_set_new(o, "A", json_integer(d->atom.mass));
     json_object_set_new(o, "c", json_real(d->o.c));
     json_object_set_new(o, "energy_Eh", json_real(energy));
+    /* what the basis was built for: a job=scf in it checks its energy against these */
+    json_object_set_new(o, "bsize_tol", json_real(d->bz.tol));
+    json_object_set_new(o, "bsize_reference_Eh", json_real(d->bzr.e_ref));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(o);
     if (!s) return SB_EXIT_RUNTIME;
@@ -80,7 +83,8 @@ static double same_settings_energy(json_t *o, const dfr_case *d)
     return same ? e : NAN;
 }
 
-int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wtbs *w, double *energy)
+int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wtbs *w, double *energy,
+                   double *tol_ref)
 {
     const dfr_atom *a = &d->atom;
     json_error_t err;
@@ -119,6 +123,12 @@ int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wt
         w->start[l] = (int)lo, w->n[l] = (int)(hi - lo + 1);
     }
     *energy = rc ? NAN : same_settings_energy(o, d);
+    if (tol_ref) {
+        tol_ref[0] = tol_ref[1] = NAN;
+        if (isfinite(*energy) && get_real(o, "bsize_tol", &tol_ref[0]) && get_real(o, "bsize_reference_Eh", &tol_ref[1]) &&
+            !(tol_ref[0] > 0.0 && tol_ref[0] < 1.0 && tol_ref[1] < 0.0))
+            tol_ref[0] = tol_ref[1] = NAN;
+    }
     json_decref(o);
     return rc;
 }

@@ -55,6 +55,7 @@ typedef struct {
     int step_chosen[DFR_BSIZE_STEPS];         /* size chosen at each step (-1: not run) */
     int step_cands[DFR_BSIZE_STEPS];
     int nlocal;                               /* ends checked for local minimality */
+    int local_taken;                          /* bases one smaller found within the tolerance and taken */
     int local_l[DFR_BSIZE_ENDS], local_hi[DFR_BSIZE_ENDS];
     double local_err[DFR_BSIZE_ENDS];         /* error after removing one more function (INFINITY: cannot) */
     double items;                             /* radial 2e integrals of every SCF's builds, own bases */
@@ -90,6 +91,8 @@ typedef struct {
     dfr_bsize_opts bz;    /* job=bsize */
     dfr_bsize_result bzr;
     double basis_energy;  /* basis=FILE: the energy it records for the case's settings (NAN: none) */
+    double basis_tol_ref[2]; /* basis=FILE: the bsize_tol and reference (Eh) it records (NAN: none) */
+    int basis_file;       /* the basis came from basis=FILE */
 } dfr_case;
 
 /* The case's backend Fock builder for its current basis (kernel.c) */
@@ -158,7 +161,10 @@ double dfr_hf_limit(const dfr_case *d);
  * for the case's atom, and *energy with the file's energy where its Hamiltonian, nucleus, c and
  * charge are the case's (else NAN); 0, or SB_EXIT_USAGE with one line naming what is wrong. */
 int dfr_basis_json(const dfr_case *d, const dfr_wtbs *w, double energy, char *buf, size_t n);
-int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wtbs *w, double *energy);
+/* tol_ref (NULL: not wanted): the bsize_tol and reference energy (Eh) the file records for the
+ * case's settings, NAN where it records none */
+int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wtbs *w, double *energy,
+                   double *tol_ref);
 void dfr_batch_out_free(dfr_batch_out *o);
 /* Candidates in flight together out of n: as many tensors as fit in batch_mem, at least one */
 int dfr_batch_chunk(const dfr_case *d, const dfr_tshape *t, int n);

@@ -274,6 +274,7 @@ static int bsize_counters(sb_case *c, dfr_case *d)
     sb_counter_set(cs, "bsize_scfs", b->scfs, "1");
     sb_counter_set(cs, "bsize_failed_points", b->failed_scfs, "1");
     sb_counter_set(cs, "bsize_rounds", b->rounds, "1");
+    sb_counter_set(cs, "bsize_local_taken", b->local_taken, "1");
     sb_counter_set(cs, "bsize_scfs_per_s", b->scfs / b->seconds, "SCF/s");
     sb_counter_set(cs, "bsize_fock_builds", b->fock_builds, "1");
     sb_counter_set(cs, "bsize_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");

@@ -31,7 +31,8 @@ static int read_basis(const char *file, dfr_case *d)
         sb_error("dfratom_scf: --param basis=%s: larger than %zu bytes, not a basis file", file, sizeof text - 1);
         return SB_EXIT_USAGE;
     }
-    return dfr_basis_read(text, file, d, &d->w, &d->basis_energy);
+    d->basis_file = 1;
+    return dfr_basis_read(text, file, d, &d->w, &d->basis_energy, d->basis_tol_ref);
 }
 
 /* job=bsize's settings; the reference resolved (bsize_ref=auto: the numerical HF limit in the
@@ -208,7 +209,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         for (int l = 0; l < 4; ++l) w->n[l] = K;
         if ((rc = parse_bsize(p, d))) return rc;
     }
-    d->basis_energy = NAN;
+    d->basis_energy = d->basis_tol_ref[0] = d->basis_tol_ref[1] = NAN;
     if (file && (rc = read_basis(file, d))) return rc;
     int ns = 0;
     for (int s = 0; s < DFR_NSYM; ++s)
