@@ -3,11 +3,12 @@
 # Usage: bash tools/dfr_bsize_bench.sh RESULTS_DIR PART [PART ...]
 #   compare  Xe Dirac, a shortened workflow (start s(1:M) p(1:M) d(1:M), M = BZ_XE_M, the first
 #            BZ_STEPS steps, BZ_EVALS NEWUOA evaluations a candidate): the batched engine (4 padding
-#            groups, the default, then 1), then the same workflow one candidate at a time
-#            (batch_engine=sequential), all on cuda; prints the speed-ups (the bar: >= 20x)
+#            groups side by side, the default, then one after another), then the same workflow one
+#            candidate at a time (batch_engine=sequential), all on cuda; prints the speed-ups (the
+#            bar: >= 20x)
 #   openmp   the same Xe case on openmp_simd (every core), and batched on cuda again for the ratio
-#   groups   the same Xe case, batched on cuda with bsize_groups=2 and 8 (compare has 1 and 4) and
-#            with eigensolver=cusolver
+#   groups   the same Xe case, batched on cuda with bsize_groups=1, 2, 8 and 16 (compare has 4), 8
+#            with one lane a group (batch_lanes=1), and eigensolver=cusolver
 #   ne-nr    Ne nonrelativistic, point nucleus, from s(1:40) p(1:40) against the numerical HF limit
 #            (the bar: a smaller basis within 5e-8, local minimality checks passing)
 #   he-nr, be-nr, ar-nr   the same against the HF limits;  kr-nr, xe-nr   against the start basis
@@ -81,11 +82,12 @@ for part in "$@"; do
 case $part in
 compare)
   bz xe-dirac-short cuda "${XE[@]}"
-  bz xe-dirac-short-groups1 cuda "${XE[@]}" --param bsize_groups=1
+  bz xe-dirac-short-side0 cuda "${XE[@]}" --param bsize_side=0
   bz xe-dirac-short-sequential cuda "${XE[@]}" --param batch_engine=sequential
-  echo "Xe Dirac, shortened workflow, cuda, one candidate at a time against batched (4 padding groups, then 1):"
+  echo "Xe Dirac, shortened workflow, cuda, one candidate at a time against batched (4 padding groups side by"
+  echo "side, then one after another):"
   ratio cuda xe-dirac-short-sequential cuda xe-dirac-short
-  ratio cuda xe-dirac-short-sequential cuda xe-dirac-short-groups1
+  ratio cuda xe-dirac-short-sequential cuda xe-dirac-short-side0
   ;;
 openmp)
   bz xe-dirac-short-openmp openmp_simd "${XE[@]}"
@@ -94,7 +96,8 @@ openmp)
   ratio openmp_simd xe-dirac-short-openmp cuda xe-dirac-short
   ;;
 groups)
-  for g in 2 8; do bz "xe-dirac-short-groups$g" cuda "${XE[@]}" --param bsize_groups=$g; done
+  for g in 1 2 8 16; do bz "xe-dirac-short-groups$g" cuda "${XE[@]}" --param bsize_groups=$g; done
+  bz xe-dirac-short-groups8-lanes1 cuda "${XE[@]}" --param bsize_groups=8 --param batch_lanes=1
   bz xe-dirac-short-cusolver cuda "${XE[@]}" --param eigensolver=cusolver
   ;;
 he-nr | be-nr | ne-nr | ar-nr)
