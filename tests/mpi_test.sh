@@ -79,7 +79,7 @@ case_ nlchains_dnls "nlchains --size 64 --param model=dnls --param copies=63 --p
   "energy_per_site:1e-11 norm_per_site:1e-11 entropy_info:1e-11"
 case_ fullerene_ff "fullerene_ff --size 50 --param isomers=all" \
   "isomers:0 converged_fraction:0 cg_iterations_mean:0 evaluations_mean:0 energy_mean:0"
-case_ eri_brush "eri_brush --size 4" "coulomb_energy_trJD:1e-12 shell_quartets:0 shell_quartets_jeng:0"
+case_ eri_brush "eri_brush --size 4" "coulomb_energy_trJD:1e-12 shell_quartets:0"
 case_ dfratom_scf_bsopt "dfratom_scf --size 12 --param atom=Be --param job=bsopt --param bsopt_starts=3 --param bsopt_evals=12" \
   "bsopt_energy:0 bsopt_alpha:0 bsopt_beta:0 bsopt_scfs:0 bsopt_best_start:0 bsopt_fock_builds:0"
 # job=bsize deals each step's candidates to the ranks; the padding groups are the step's, so every

@@ -56,12 +56,8 @@ int eri_worklist_nocode_class(const eri_worklist *w);
  * backend's lmin (ERI_JENG_LMIN or ERI_JENG_LMIN_CUDA: eri_jeng_lmin). */
 int eri_jeng_lmin(sb_backend be);
 void eri_worklist_digest_paths(eri_worklist *w, int pure, int lmin);
-/* The paths cfg asks for over w's segments: path=auto in digest mode, the J engine where it
- * applies (the flop model chose the rest when w was built); a forced path everywhere. Every
- * worklist a run executes (the whole list, an MPI rank's share) takes them. */
-void eri_worklist_paths(eri_worklist *w, const eri_config *cfg, sb_backend be);
 /* mpi_split.c: only with several MPI ranks (digest mode) */
-int eri_mpi_split(eri_case *ec, sb_backend be);
+int eri_mpi_split(eri_case *ec);
 int eri_mpi_reduce(eri_case *ec);
 int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
 

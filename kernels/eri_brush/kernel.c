@@ -27,7 +27,7 @@ static int ek_setup(sb_case *c)
     if (!ec) return SB_EXIT_RUNTIME;
     c->state = ec;
     if ((rc = eri_case_create(ec, &cfg, c->backend))) return rc;
-    if (sb_mpi_size() > 1 && (rc = eri_mpi_split(ec, c->backend))) return rc;
+    if (sb_mpi_size() > 1 && (rc = eri_mpi_split(ec))) return rc;
     const eri_worklist *mine = ec->b.w; /* the whole list, or this rank's share */
     ec->b.seg_seconds = calloc((size_t)(mine->nseg ? mine->nseg : 1), sizeof(double));
     if (!ec->b.seg_seconds) return SB_EXIT_RUNTIME;
@@ -128,13 +128,6 @@ static int ek_finish(sb_case *c)
         sb_counter_set(cs, "primitive_quartets_computed_per_s", mine->nprimq / total, "quartets/s");
     }
     if (sb_mpi_size() > 1) sb_counter_set(cs, "mpi_cost_imbalance", ec->mpi_imbalance, "max/mean");
-    /* the quartets the J engine ran, over every rank: as many as on one rank, since each rank's
-     * share takes the paths of the whole list */
-    double jq = 0;
-    for (int k = 0; k < mine->nseg; k++)
-        if (mine->seg[k].path == ERI_PATH_JENG) jq += (double)(mine->seg[k].q1 - mine->seg[k].q0);
-    sb_mpi_sum(&jq, 1);
-    sb_counter_set(cs, "shell_quartets_jeng", jq, "quartets");
     sb_counter_set(cs, "t_setup", ec->setup_seconds, "s");
     if (ec->cfg.mode == ERI_MODE_DIGEST) {
         double ej = 0;

@@ -50,7 +50,7 @@ static eri_task *make_tasks(const eri_case *ec, double target, long *ntask)
     return t;
 }
 
-int eri_mpi_split(eri_case *ec, sb_backend be)
+int eri_mpi_split(eri_case *ec)
 {
     const int ranks = sb_mpi_size(), me = sb_mpi_rank();
     if (ec->cfg.mode == ERI_MODE_STORE) {
@@ -83,7 +83,7 @@ int eri_mpi_split(eri_case *ec, sb_backend be)
     int rc = eri_worklist_from(&ec->bas, &ec->ps, mine, nmine, &ec->wl);
     free(t), free(load), free(mine);
     if (rc) return rc;
-    eri_worklist_paths(&ec->wl, &ec->cfg, be); /* rebuilt from quartets: the J engine's classes again */
+    eri_worklist_force_path(&ec->wl, ec->cfg.path, ec->cfg.pure);
     ec->b.w = &ec->wl;
     return SB_OK;
 }

@@ -137,7 +137,8 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     if ((rc = eri_pairs_build(&ec->bas, cfg->prim_screen, &ec->ps))) return rc;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
-    eri_worklist_paths(&ec->w, cfg, be);
+    if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure, eri_jeng_lmin(be));
+    eri_worklist_force_path(&ec->w, cfg->path, cfg->pure);
     sb_progress_done();
     const int nocode = eri_worklist_nocode_class(&ec->w);
     if (cfg->mode == ERI_MODE_STORE && nocode >= 0) {
@@ -191,12 +192,6 @@ void eri_worklist_digest_paths(eri_worklist *w, int pure, int lmin)
     for (int k = 0; k < w->nseg; k++)
         if (eri_path_digest_jeng(w->seg[k].cls, lmin)) w->seg[k].path = ERI_PATH_JENG;
     worklist_flops(w, pure);
-}
-
-void eri_worklist_paths(eri_worklist *w, const eri_config *cfg, sb_backend be)
-{
-    if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(w, cfg->pure, eri_jeng_lmin(be));
-    eri_worklist_force_path(w, cfg->path, cfg->pure);
 }
 
 void eri_worklist_force_path(eri_worklist *w, int forced, int pure)
