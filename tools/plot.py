@@ -74,9 +74,22 @@ def size_coupled(rows):
     coupled = set()
     for k in keys:
         vals = [{p.get(k) for p in ps} for ps in by_size.values()]
-        if all(len(v) == 1 for v in vals) and len({next(iter(v)) for v in vals}) > 1:
+        if all(len(v) == 1 for v in vals) and len({next(iter(v)) for v in vals}) > 1 and \
+                all(numeric(next(iter(v))) for v in vals):
             coupled.add(k)
     return coupled
+
+
+def numeric(v):
+    """An amount (copies=8192) or the default (None), which may scale with the size; a word
+    (job=bsize) names another problem."""
+    if v is None:
+        return True
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 def families(rows):
