@@ -91,6 +91,15 @@ static inline double dfr_counter(const sb_counters *cs, const char *name)
     fail_msg("counter %s missing", name);
     return NAN;
 }
+/* The counters names[0 .. n) equal bit for bit in runs a and b (each difference printed first) */
+static inline void dfr_counters_same(const sb_result *a, const sb_result *b, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const double x = dfr_counter(&a->counters, names[i]), y = dfr_counter(&b->counters, names[i]);
+        if (x != y) print_message("  %s: %.17g against %.17g\n", names[i], x, y);
+        assert_true(x == y);
+    }
+}
 /* Two job=batch runs over the same candidates: the same best energy (1e-10 relative) and the
  * same total of SCF iterations */
 static inline void dfr_batches_agree(const sb_result *a, const sb_result *b)

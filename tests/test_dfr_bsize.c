@@ -248,11 +248,7 @@ static void neon_workflow(void **state)
     static const char *const same[] = {"bsize_energy", "bsize_energy_start", "bsize_scfs", "bsize_fock_builds",
                                        "bsize_rounds", "bsize_s_last", "bsize_p_first", "bsize_p_last",
                                        "bsize_alpha", "bsize_beta", "bsize_gamma", "bsize_delta"};
-    for (size_t i = 0; i < sizeof same / sizeof *same; ++i) {
-        const double x = dfr_counter(&r.counters, same[i]), y = dfr_counter(&q.counters, same[i]);
-        if (x != y) print_message("  %s: side by side %.17g, one after another %.17g\n", same[i], x, y);
-        assert_true(x == y);
-    }
+    dfr_counters_same(&r, &q, same, sizeof same / sizeof *same); /* side by side against one after another */
     sb_result_free(&r), sb_result_free(&q);
 }
 

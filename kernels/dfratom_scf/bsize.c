@@ -45,8 +45,7 @@ typedef struct {
     dfr_bsize_result *r;
     int engine, lmax;       /* the atom's l range: 0 .. lmax */
     int nocc_l[4];          /* occupied shells per l (the larger of its two kappas) */
-    dfr_batch_out o;        /* a round's outcomes */
-    int omax;
+    dfr_batch_out o;        /* the groups' timers and Fock builds, summed (opt_free) */
     char *text;             /* the report (rank 0) */
     size_t len, cap;
 } bz_run;
@@ -161,7 +160,8 @@ typedef struct {
     dfr_wtbs *w;        /* a group's points as bases */
     dfr_warm *wq;
     dfr_batch_out *og;  /* each group's outcomes */
-    int side_by_side;   /* groups run at once, each on its share of the threads */
+    int side_by_side;   /* groups run at once, each on `share` threads */
+    int share;
 } bz_opt;
 
 static void out_add(dfr_batch_out *to, const dfr_batch_out *o)
@@ -199,7 +199,8 @@ static int opt_init(bz_opt *p, bz_run *z, cand *c, int n, int G, const dfr_wtbs 
     /* A group's batch is short (a handful of candidates) and its SCF steps wait on each other:
      * run one after another, a round would cost the sum of the groups' SCFs */
     p->side_by_side = batched && G > 1 && d->bz.side && d->backend != SB_BACKEND_REFERENCE;
-    const int threads = omp_get_max_threads(), share = p->side_by_side && threads / G > 1 ? threads / G : 1;
+    const int threads = omp_get_max_threads();
+    p->share = p->side_by_side && threads / G > 1 ? threads / G : 1;
     int rc = SB_OK;
     for (int g = 0, base = 0; g < G && !rc; ++g) {
         int m = 0;
@@ -208,7 +209,7 @@ static int opt_init(bz_opt *p, bz_run *z, cand *c, int n, int G, const dfr_wtbs 
         rc = dfr_batch_out_alloc(&p->og[g], m > 0 ? m : 1);
         if (rc || !m || !batched) continue;
         rc = dfr_batcher_create(d, &p->ug[g], m, d->batch_mem / G, &p->bt[g]); /* held together */
-        if (!rc && p->side_by_side) dfr_batcher_share(p->bt[g], share, g == 0);
+        if (!rc && p->side_by_side) dfr_batcher_share(p->bt[g], p->share, g == 0);
     }
     /* each candidate's SCFs start from its previous point's density, in the shape they run in */
     for (int i = 0; i < n && !rc && d->bz.warm; ++i)
@@ -260,12 +261,11 @@ static int opt_round(bz_opt *p, int m)
         for (int g = 0; g < p->G && !rc; ++g) rc = opt_group(p, g, m);
     } else {
         const int levels = omp_get_max_active_levels(), blas = openblas_get_num_threads();
-        const int share = omp_get_max_threads() / p->G > 1 ? omp_get_max_threads() / p->G : 1;
         if (levels < 3) omp_set_max_active_levels(3); /* groups, a group's lanes, a lane's team */
         openblas_set_num_threads(1);
 #pragma omp parallel for num_threads(p->G) proc_bind(spread) schedule(dynamic, 1)
         for (int g = 0; g < p->G; ++g) {
-            omp_set_num_threads(share);
+            omp_set_num_threads(p->share);
             p->grc[g] = opt_group(p, g, m);
         }
         openblas_set_num_threads(blas);
@@ -514,9 +514,7 @@ int dfr_bsize(dfr_case *d)
         z.lmax = l > z.lmax ? l : z.lmax;
         z.nocc_l[l] = d->atom.nocc[s] > z.nocc_l[l] ? d->atom.nocc[s] : z.nocc_l[l];
     }
-    z.omax = bo->max > 1 ? bo->max : 2;
-    int rc = dfr_batch_out_alloc(&z.o, z.omax);
-    if (rc) return rc;
+    int rc = SB_OK;
     const double t0 = sb_clock_seconds();
     /* step 0: the start basis */
     r->ref_kind = bo->ref_kind;
@@ -537,7 +535,6 @@ int dfr_bsize(dfr_case *d)
         rc = SB_EXIT_RUNTIME;
     }
     if (rc) {
-        dfr_batch_out_free(&z.o);
         free(z.text);
         return rc;
     }
@@ -556,7 +553,6 @@ int dfr_bsize(dfr_case *d)
         sb_error("dfratom_scf: bsize_tol=%g: the optimised start basis %s is %.2e (relative) from the reference %.10f Eh "
                  "(%s), so no basis can meet it: raise bsize_tol or bsize_max",
                  bo->tol, ranges(&z, &c0.w, rb, sizeof rb), rel_err(&z, c0.e), r->e_ref, ref_name(r->ref_kind));
-        dfr_batch_out_free(&z.o);
         free(z.text);
         return SB_EXIT_USAGE;
     }
@@ -592,6 +588,5 @@ int dfr_bsize(dfr_case *d)
         }
     }
     r->report = z.text;
-    dfr_batch_out_free(&z.o);
     return rc;
 }
