@@ -129,6 +129,8 @@ expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --para
 expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
 printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}}' >"$work/ne.json"
 expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
+printf '{"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}, "bsize_tol": 2}' >"$work/he_tol.json"
+expect_usage '"bsize_tol"' run $D --param atom=He --param basis="$work/he_tol.json"
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd

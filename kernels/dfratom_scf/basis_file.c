@@ -123,12 +123,13 @@ int dfr_basis_read(const char *text, const char *from, const dfr_case *d, dfr_wt
         w->start[l] = (int)lo, w->n[l] = (int)(hi - lo + 1);
     }
     *energy = rc ? NAN : same_settings_energy(o, d);
-    if (tol_ref) {
-        tol_ref[0] = tol_ref[1] = NAN;
-        if (isfinite(*energy) && get_real(o, "bsize_tol", &tol_ref[0]) && get_real(o, "bsize_reference_Eh", &tol_ref[1]) &&
-            !(tol_ref[0] > 0.0 && tol_ref[0] < 1.0 && tol_ref[1] < 0.0))
-            tol_ref[0] = tol_ref[1] = NAN;
-    }
+    double tol = NAN, ref = NAN;
+    const int has_tol = json_object_get(o, "bsize_tol") || json_object_get(o, "bsize_reference_Eh");
+    if (!rc && has_tol &&
+        !(get_real(o, "bsize_tol", &tol) && get_real(o, "bsize_reference_Eh", &ref) && tol > 0.0 && tol < 1.0 && ref < 0.0))
+        rc = bad(from, "\"bsize_tol\" (0 < tol < 1) and \"bsize_reference_Eh\" (a negative energy) go together");
+    if (tol_ref) /* only for the settings the file's energy is for */
+        tol_ref[0] = isfinite(*energy) ? tol : NAN, tol_ref[1] = isfinite(*energy) ? ref : NAN;
     json_decref(o);
     return rc;
 }
