@@ -37,6 +37,17 @@ CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -lcublas -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 
+# NCCL (GPU-to-GPU halos and reductions under MPI): its header where it is installed, found
+# without a flag: NCCL_HOME, the CUDA toolkit, or the nvidia-nccl-cu13 wheel of python3. The
+# library is loaded at run time (backends/cuda/sb_cuda_comm.cu), so that the binary also runs
+# where it is missing, host-staged; the directory found here is its first guess after NCCL_HOME.
+NCCL_WHEEL := $(shell python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+NCCL_ROOT ?= $(patsubst %/include/nccl.h,%,$(firstword $(wildcard $(NCCL_HOME)/include/nccl.h \
+               $(CUDA_HOME)/include/nccl.h $(NCCL_WHEEL)/include/nccl.h)))
+NCCL_LIBDIR := $(patsubst %/libnccl.so.2,%,$(firstword $(wildcard $(NCCL_ROOT)/lib/libnccl.so.2 $(NCCL_ROOT)/lib64/libnccl.so.2)))
+$(BUILD)/obj/backends/cuda/sb_cuda_comm.o: NVFLAGS += $(if $(NCCL_ROOT),-DSB_HAVE_NCCL=1 -I$(NCCL_ROOT)/include \
+                                              -DSB_NCCL_LIBDIR='"$(NCCL_LIBDIR)"')
+
 # MPI=1: harness/mpi.c is built with MPI (its object named apart) and everything links with
 # mpicc; every other object is the same as without MPI, so switching rebuilds one file.
 MPI      ?= 0
@@ -197,7 +208,14 @@ $(BUILD)/scibench-mpi: $(filter-out $(BUILD)/obj/harness/mpi.o,$(OBJ)) $(BUILD)/
 	$(MPICC) $(CFLAGS) -o $@ $(sort $^) $(LDLIBS)
 test-mpi: $(BUILD)/scibench-mpi
 	SB=$(BUILD)/scibench-mpi bash tests/mpi_test.sh
-.PHONY: test-mpi
+# On a host with RANKS GPUs: the cuda backends over NCCL and host-staged (tests/mpi_gpu_test.sh).
+RANKS ?= 2
+test-mpi-gpu: $(BUILD)/scibench-mpi
+	SB=$(BUILD)/scibench-mpi RANKS=$(RANKS) bash tests/mpi_gpu_test.sh
+# Every kernel on 1, 2, 4, ... GPUs of this host into results/<machine>-mpi/ (tools/scaling_mpi.sh).
+scaling-mpi: $(BUILD)/scibench-mpi
+	SB=$(BUILD)/scibench-mpi bash tools/scaling_mpi.sh
+.PHONY: test-mpi test-mpi-gpu scaling-mpi
 
 # ---- user targets ------------------------------------------------------
 KERNEL  ?= lattice_mc

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "hwinfo.h"
+#include "params.h"
 #include "registry.h"
 #include "table.h"
 #include "sb_cuda.h"
@@ -35,6 +36,9 @@ static int cmd_list(void)
     const char *why = NULL;
     printf("kernels\n");
     for (int i = 0; i < sb_registry_count(); i++) list_kernel(sb_registry_at(i));
+    printf("run params (--param key=value, every kernel)\n");
+    for (int i = 0; sb_run_params[i].key; i++)
+        printf("  %-10s default %-10s %s\n", sb_run_params[i].key, sb_run_params[i].def, sb_run_params[i].help);
     printf("backends on this machine\n");
     printf("  %-12s available (all OpenMP threads, SIMD)\n", "openmp_simd");
     if (sb_cuda_available(&why))

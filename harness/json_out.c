@@ -118,6 +118,8 @@ static json_t *mpi_context_json(const sb_result *r)
     json_object_set_new(o, "host_list", json_string(m->host_list && *m->host_list ? m->host_list : ""));
     json_object_set_new(o, "devices", json_integer(m->devices > 0 ? m->devices : 1));
     json_object_set_new(o, "library", json_string(m->library ? m->library : "none"));
+    json_object_set_new(o, "comm", json_string(m->comm ? m->comm : "none"));
+    json_object_set_new(o, "comm_detail", json_string(m->comm_detail ? m->comm_detail : ""));
     return o;
 }
 
@@ -131,6 +133,7 @@ static void set_mpi_fields(json_t *b, const sb_result *r)
     for (int i = 0; i < m->ranks; i++) json_array_append_new(a, num(sb_rate(m->rank_items[i], m->rank_median[i])));
     json_object_set_new(b, "rank_items_per_second", a);
     json_object_set_new(b, "comm_share", num(m->comm_share));
+    json_object_set_new(b, "comm_bytes_per_rep", num(m->comm_bytes));
     json_object_set_new(b, "parallel_efficiency", m->baseline_rate > 0 ? num(sb_mpi_efficiency(r)) : json_null());
 }
 

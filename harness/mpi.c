@@ -8,7 +8,7 @@
 #include "sb.h"
 #include "sb_mpi.h"
 
-static double comm_s;
+static double comm_s, comm_bytes;
 
 void sb_mpi_block(long n, long *lo, long *hi)
 {
@@ -18,7 +18,9 @@ void sb_mpi_block(long n, long *lo, long *hi)
 }
 
 double sb_mpi_comm_seconds(void) { return comm_s; }
-void sb_mpi_comm_reset(void) { comm_s = 0; }
+double sb_mpi_comm_bytes(void) { return comm_bytes; }
+void sb_mpi_comm_add_bytes(double bytes) { comm_bytes += bytes; }
+void sb_mpi_comm_reset(void) { comm_s = comm_bytes = 0; }
 
 /* A single rank: what the collectives reduce to (used without MPI, and with MPI on one rank
  * or before MPI_Init, e.g. in the unit tests of an MPI build). */
@@ -44,7 +46,7 @@ struct sb_mpi_counter {
 
 _Static_assert(sizeof(MPI_Request) <= sizeof(void *), "MPI_Request must fit a pointer slot");
 
-static int rank, size = 1, local_rank, nhosts = 1, host_index;
+static int rank, size = 1, local_rank, local_size = 1, nhosts = 1, host_index;
 static char *hosts;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
 
@@ -85,6 +87,7 @@ void sb_mpi_init(int *argc, char ***argv)
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_size(node, &local_size);
     MPI_Comm_free(&node);
     int len = 0;
     MPI_Get_library_version(library, &len);
@@ -104,6 +107,7 @@ void sb_mpi_finalize(void)
 int sb_mpi_rank(void) { return rank; }
 int sb_mpi_size(void) { return size; }
 int sb_mpi_local_rank(void) { return local_rank; }
+int sb_mpi_local_size(void) { return local_size; }
 int sb_mpi_hosts(void) { return nhosts; }
 int sb_mpi_host_index(void) { return host_index; }
 const char *sb_mpi_host_list(void) { return hosts ? hosts : ""; }
@@ -117,7 +121,11 @@ void sb_mpi_barrier(void)
 
 static void allreduce(void *buf, long n, MPI_Datatype t, MPI_Op op)
 {
-    if (size > 1) TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, op, MPI_COMM_WORLD));
+    if (size == 1) return;
+    int tb = 0;
+    MPI_Type_size(t, &tb);
+    comm_bytes += (double)n * tb;
+    TIMED(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, op, MPI_COMM_WORLD));
 }
 
 void sb_mpi_sum(double *buf, long n) { allreduce(buf, n, MPI_DOUBLE, MPI_SUM); }
@@ -163,6 +171,11 @@ void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *
     free(cnt);
 }
 
+void sb_mpi_bcast(void *buf, size_t bytes, int root)
+{
+    if (size > 1) TIMED(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD));
+}
+
 static MPI_Request *slot(sb_mpi_reqs *r)
 {
     if (r->n >= (int)(sizeof r->req / sizeof r->req[0])) {
@@ -175,6 +188,7 @@ static MPI_Request *slot(sb_mpi_reqs *r)
 void sb_mpi_isend(sb_mpi_reqs *r, const void *buf, size_t bytes, int peer, int tag)
 {
     if (size == 1) no_peer("sb_mpi_isend");
+    comm_bytes += (double)bytes;
     TIMED(MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, MPI_COMM_WORLD, slot(r)));
 }
 
@@ -256,6 +270,7 @@ void sb_mpi_finalize(void) {}
 int sb_mpi_rank(void) { return 0; }
 int sb_mpi_size(void) { return 1; }
 int sb_mpi_local_rank(void) { return 0; }
+int sb_mpi_local_size(void) { return 1; }
 int sb_mpi_hosts(void) { return 1; }
 int sb_mpi_host_index(void) { return 0; }
 const char *sb_mpi_host_list(void) { return ""; }
@@ -267,6 +282,7 @@ void sb_mpi_max(double *buf, long n) { (void)buf, (void)n; }
 int sb_mpi_max_int(int v) { return v; }
 int sb_mpi_min_int(int v) { return v; }
 void sb_mpi_allgather(const void *mine, size_t bytes, void *all) { copy_mine(mine, bytes, all); }
+void sb_mpi_bcast(void *buf, size_t bytes, int root) { (void)buf, (void)bytes, (void)root; }
 void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *counts)
 {
     (void)counts;

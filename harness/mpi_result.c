@@ -30,7 +30,7 @@ static void check_ranks(sb_validation *v)
                  "every MPI rank's own checks (rank 0's are listed)");
 }
 
-int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_result *r)
+int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, const double *bytes, sb_result *r)
 {
     sb_mpi_result *m = &r->mpi;
     int reps = c->params->reps, ranks = sb_mpi_size();
@@ -51,6 +51,9 @@ int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_r
     sb_mpi_max(share, reps);
     for (int i = 0; i < reps; i++) share[i] = r->times[i] > 0 ? share[i] / r->times[i] : 0.0;
     m->comm_share = median_of(share, reps);
+    for (int i = 0; i < reps; i++) share[i] = bytes[i];
+    sb_mpi_max(share, reps);
+    m->comm_bytes = median_of(share, reps);
     const double mine[2] = {median_of(own, reps), c->rank_items > 0 ? c->rank_items : c->work.items / ranks};
     sb_mpi_allgather(mine, sizeof mine, all);
     for (int k = 0; k < ranks; k++) {

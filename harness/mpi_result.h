@@ -8,9 +8,9 @@
  * (after its message), since the others may be waiting in a collective. */
 int sb_mpi_alone(int rc);
 /* Collective: per-rank medians and items, the communication share, the check that
- * every rank validated, the baseline (--baseline) into r->mpi. own, comm: this rank's
- * repetition times and time in MPI calls. */
-int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, sb_result *r);
+ * every rank validated, the baseline (--baseline) into r->mpi. own, comm, bytes: this
+ * rank's repetition times, time in MPI calls and bytes sent to other ranks. */
+int sb_mpi_gather_result(sb_case *c, const double *own, const double *comm, const double *bytes, sb_result *r);
 /* Collective: distinct (host, device) pairs over the ranks; 1 for a single rank. */
 int sb_mpi_count_devices(int device);
 /* Reads --baseline before the run: a usage error when unreadable or of another case. */

@@ -227,6 +227,15 @@ int sb_param_choice(sb_params *p, const char *key, const char *const *choices, i
 
 const char *sb_param_string(sb_params *p, const char *key) { return take(p, key); }
 
+const sb_param_spec sb_run_params[] = {
+    {"comm", "auto",
+     "MPI runs on cuda: how GPU data (halos, reductions) moves between ranks: auto (NCCL where every rank loads it "
+     "and has a GPU of its own, else host), nccl (NCCL or exit 2), host (through pinned host memory and MPI)"},
+    {"share_gpu", "0",
+     "1: MPI ranks of one host may share a GPU (each then waits for the others' work); 0: more ranks than GPUs on "
+     "a host is an error"},
+    {NULL, NULL, NULL}};
+
 int sb_params_check_unused(const sb_kernel *k, const sb_params *p)
 {
     for (int i = 0; i < p->nkv; i++) {
@@ -235,6 +244,8 @@ int sb_params_check_unused(const sb_kernel *k, const sb_params *p)
         size_t len = 0;
         for (int j = 0; k->params && k->params[j].key && len < sizeof list; j++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", k->params[j].key);
+        for (int j = 0; sb_run_params[j].key && len < sizeof list; j++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", sb_run_params[j].key);
         sb_error("%s does not accept --param %s; accepted: %s", k->name, p->kv[i].key, len ? list : "none");
         return SB_EXIT_USAGE;
     }

@@ -19,8 +19,12 @@ void sb_params_init(sb_params *p);
  * value too long, or more than SB_MAX_PARAMS keys. */
 int sb_params_add(sb_params *p, const char *token);
 
+/* Parameters of a run that every kernel accepts, read by the harness (runloop.c):
+ * how GPU data moves between MPI ranks, and whether ranks may share a GPU. */
+extern const sb_param_spec sb_run_params[];
+
 /* After setup: the first key no getter asked for is an error naming the keys
- * the kernel accepts. */
+ * the kernel accepts (its own and sb_run_params). */
 int sb_params_check_unused(const struct sb_kernel *k, const sb_params *p);
 
 /* The value given for key, or NULL; does not mark it used. */

@@ -136,8 +136,11 @@ static void print_mpi(FILE *out, const sb_result *r)
     }
     fprintf(out, "  per rank       %s", si(lo, b, sizeof b));
     fprintf(out, " .. %s %s/s (each rank's own median time)\n", si(hi, b, sizeof b), r->kernel->item);
-    fprintf(out, "  communication  %.2f %% of a repetition (median; slowest rank's time in MPI calls)\n",
-            100.0 * m->comm_share);
+    fprintf(out, "  communication  %.2f %% of a repetition (median; slowest rank's host time in MPI calls), %.4g MB "
+                 "sent by the busiest rank a repetition\n",
+            100.0 * m->comm_share, m->comm_bytes / 1e6);
+    fprintf(out, "  data between   %s%s%s\n", m->comm ? m->comm : "none", m->comm_detail && *m->comm_detail ? ": " : "",
+            m->comm_detail ? m->comm_detail : "");
     if (m->baseline_rate > 0)
         fprintf(out, "  efficiency     %.1f %% = items/s / (%d x %s %s/s of the one-rank baseline)\n",
                 100.0 * sb_mpi_efficiency(r), m->ranks, si(m->baseline_rate, b, sizeof b), r->kernel->item);

@@ -8,6 +8,7 @@
 #include "runloop.h"
 #include "omp_counters.h"
 #include "sb_cuda.h"
+#include "sb_cuda_comm.h"
 #include "sb_cuda_prof.h"
 #include "sb_mpi.h"
 #include "sb_omp.h"
@@ -15,8 +16,40 @@
 
 static int cuda_device; /* the GPU this rank uses: MPI counts distinct devices */
 
+/* The run params (sb_run_params) that choose how GPU data moves between MPI ranks. */
+typedef struct {
+    int comm;  /* sb_comm_mode */
+    long share_gpu;
+} run_opts;
+
+static int read_run_opts(sb_params *p, sb_backend b, run_opts *o)
+{
+    static const char *const comm_names[] = {"auto", "nccl", "host", NULL}; /* sb_comm_mode order */
+    int rc = sb_param_choice(p, "comm", comm_names, SB_COMM_AUTO, &o->comm);
+    if (!rc) rc = sb_param_long(p, "share_gpu", 0, 0, 1, &o->share_gpu);
+    if (!rc && o->comm == SB_COMM_NCCL && b != SB_BACKEND_CUDA) {
+        sb_error("--param comm=nccl moves GPU data between ranks: it needs --backend cuda, not %s", sb_backend_name(b));
+        rc = SB_EXIT_USAGE;
+    }
+    return rc;
+}
+
+/* Ranks of one host that would share a GPU: only when asked, since each would then time
+ * the others' kernels too. */
+static int check_gpu_share(const sb_cuda_info *info, long share_gpu)
+{
+    const int local = sb_mpi_local_size();
+    const char *pinned = getenv("SB_CUDA_DEVICE");
+    const int shared = local > info->device_count || (local > 1 && pinned && *pinned);
+    if (!shared || share_gpu) return SB_OK;
+    sb_error("%d MPI ranks on host %d share %s: one rank a GPU, or --param share_gpu=1 to let them share",
+             local, sb_mpi_host_index(), pinned && *pinned ? "the one GPU SB_CUDA_DEVICE names" : "fewer GPUs");
+    if (local > info->device_count) sb_error("this host has %d GPU%s", info->device_count, info->device_count == 1 ? "" : "s");
+    return SB_EXIT_USAGE;
+}
+
 /* A missing backend is an error, never a silent fallback to another one. */
-static int check_backend(const sb_kernel *k, sb_backend b)
+static int check_backend(const sb_kernel *k, sb_backend b, const run_opts *o)
 {
     if ((int)b < 0 || b >= SB_BACKEND_COUNT || !k->has_backend[b]) {
         sb_error("%s is not implemented for backend %s", k->name, sb_backend_name(b));
@@ -31,7 +64,7 @@ static int check_backend(const sb_kernel *k, sb_backend b)
     sb_cuda_info info;
     if (sb_cuda_init(&info) != 0) return SB_EXIT_RUNTIME;
     cuda_device = info.device;
-    return SB_OK;
+    return check_gpu_share(&info, o->share_gpu);
 }
 
 static int check_counts(const sb_params *p)
@@ -79,8 +112,9 @@ static int warm_up(sb_case *c)
 }
 
 /* times[i]: the slowest rank's time of repetition i (every rank starts it together);
- * own[i] and comm[i]: this rank's time and its time inside MPI calls. */
-static int timed_reps(sb_case *c, double *times, double *own, double *comm)
+ * own[i], comm[i] and bytes[i]: this rank's time, its time inside MPI calls and the bytes
+ * it sent to other ranks. */
+static int timed_reps(sb_case *c, double *times, double *own, double *comm, double *bytes)
 {
     char label[128];
     sb_timer t;
@@ -103,6 +137,7 @@ static int timed_reps(sb_case *c, double *times, double *own, double *comm)
         rc = sb_mpi_alone(rc);
         own[i] = s;
         comm[i] = sb_mpi_comm_seconds();
+        bytes[i] = sb_mpi_comm_bytes();
         times[i] = s;
         sb_mpi_max(&times[i], 1);
         if (!rc) sb_progress("%s: rep %d/%d  %.3f ms", label, i + 1, c->params->reps, times[i] * 1e3);
@@ -148,12 +183,13 @@ static int drive(sb_case *c, sb_result *r, int flags)
     int rc = sb_params_check_unused(k, c->params);
     if (!rc && k->prepare) rc = sb_mpi_alone(k->prepare(c));
     if (!rc) rc = warm_up(c);
-    double *own = calloc((size_t)c->params->reps * 2, sizeof *own);
+    const int reps = c->params->reps;
+    double *own = calloc((size_t)reps * 3, sizeof *own);
     if (!own) {
         sb_error("out of memory for %d repetition times", c->params->reps);
         return sb_mpi_alone(SB_EXIT_RUNTIME);
     }
-    if (!rc) rc = timed_reps(c, r->times, own, own + c->params->reps);
+    if (!rc) rc = timed_reps(c, r->times, own, own + reps, own + 2 * reps);
     /* --profile's child under ncu: its counted repetition is all it is for; the case and
      * its validation are the parent's */
     if (!rc && sb_profile_range_requested()) {
@@ -165,7 +201,7 @@ static int drive(sb_case *c, sb_result *r, int flags)
         sb_progress("%s: validating", k->name);
         rc = sb_mpi_alone(k->validate(c, &r->validation));
     }
-    if (!rc) rc = sb_mpi_gather_result(c, own, own + c->params->reps, r);
+    if (!rc) rc = sb_mpi_gather_result(c, own, own + reps, own + 2 * reps, r);
     if (!rc && (flags & SB_RUN_PROFILE) && c->backend != SB_BACKEND_CUDA) rc = cpu_profile(c, &r->profile);
     free(own);
     return rc;
@@ -197,7 +233,7 @@ static void probe_peaks(sb_result *r)
     pk->measured = 1;
 }
 
-static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
+static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r, run_opts *o)
 {
     memset(r, 0, sizeof *r);
     r->kernel = k;
@@ -207,7 +243,8 @@ static int start(const sb_kernel *k, sb_backend b, sb_params *p, sb_result *r)
     r->peaks.bw_kind = b == SB_BACKEND_CUDA ? "copy" : "triad";
     int rc = check_counts(p);
     if (!rc) rc = resolve_size(k, p);
-    if (!rc) rc = check_backend(k, b);
+    if (!rc) rc = read_run_opts(p, b, o);
+    if (!rc) rc = check_backend(k, b, o);
     if (!rc && p->baseline_path)
         rc = sb_mpi_read_baseline(p->baseline_path, k, b, &r->mpi.baseline_rate);
     if (!rc && !(r->times = calloc((size_t)p->reps, sizeof *r->times))) {
@@ -223,8 +260,13 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int flags, sb_re
         sb_error("--profile counts one process's hardware events: run it without mpirun");
         return SB_EXIT_USAGE;
     }
-    int rc = sb_mpi_max_int(start(k, b, p, r));
+    run_opts o = {SB_COMM_AUTO, 0};
+    int rc = sb_mpi_max_int(start(k, b, p, r, &o));
     if (rc) return rc;
+    /* collective: after every rank has its GPU (and only when every rank got one) */
+    if (b == SB_BACKEND_CUDA && (rc = sb_cuda_comm_init(o.comm, (int)o.share_gpu))) return rc;
+    r->mpi.comm = sb_mpi_size() == 1 ? "none" : b == SB_BACKEND_CUDA ? sb_cuda_comm_path() : "mpi";
+    r->mpi.comm_detail = b == SB_BACKEND_CUDA ? sb_cuda_comm_detail() : sb_mpi_size() == 1 ? "" : "host memory, MPI";
     sb_case c = {.kernel = k, .backend = b, .params = p};
     /* Every rank parses the same arguments, so a setup error is everyone's: agree on it
      * rather than leave the others waiting in a collective. */
@@ -233,6 +275,7 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int flags, sb_re
     if (!rc) rc = drive(&c, r, flags);
     keep_outputs(&c, r);
     k->teardown(&c);
+    if (b == SB_BACKEND_CUDA) sb_cuda_comm_finalize();
     sb_errors_from_all_ranks(0);
     sb_progress_done();
     if (rc) return rc;

@@ -22,6 +22,9 @@ typedef struct {
     double *rank_median;   /* per rank: median of its own repetition times, s */
     double *rank_items;    /* per rank: items per repetition */
     double comm_share;     /* median over reps of (max over ranks of time in MPI calls) / rep time */
+    double comm_bytes;     /* median over reps of the bytes the busiest rank sent to other ranks */
+    const char *comm;      /* how GPU data moved: "nccl", "host"; "mpi" on the CPU; "none" on one rank */
+    const char *comm_detail;
     double baseline_rate;  /* items/s of the one-rank run given by --baseline; 0: none */
 } sb_mpi_result;
 

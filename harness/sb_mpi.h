@@ -19,6 +19,7 @@ void sb_mpi_finalize(void);
 int sb_mpi_rank(void);
 int sb_mpi_size(void);
 int sb_mpi_local_rank(void); /* rank among the ranks on this host: picks the GPU */
+int sb_mpi_local_size(void); /* ranks on this host */
 int sb_mpi_hosts(void);      /* distinct hosts */
 int sb_mpi_host_index(void); /* this rank's host, 0..hosts-1 */
 /* Comma-separated host names, in rank order of first appearance (for the JSON). */
@@ -40,6 +41,8 @@ int sb_mpi_min_int(int v);
  * contribution must have the same size. */
 void sb_mpi_allgather(const void *mine, size_t bytes, void *all);
 void sb_mpi_allgatherv(const void *mine, size_t bytes, void *all, const size_t *counts);
+/* rank root's bytes into buf on every rank (host data, e.g. a GPU library's bootstrap id). */
+void sb_mpi_bcast(void *buf, size_t bytes, int root);
 /* Point to point, for halo exchange: start sends and receives, then wait for all of them. */
 typedef struct {
     int n;
@@ -58,8 +61,12 @@ long sb_mpi_counter_next(sb_mpi_counter *c, long take);
 void sb_mpi_counter_reset(sb_mpi_counter *c);
 void sb_mpi_counter_free(sb_mpi_counter *c);
 
-/* Seconds this rank has spent inside the calls above since the last reset. */
+/* Seconds this rank has spent inside the calls above since the last reset, and the bytes
+ * it sent to other ranks (point to point and its own part of each reduction), including
+ * what a GPU-to-GPU path reports through sb_mpi_comm_add_bytes. */
 double sb_mpi_comm_seconds(void);
+double sb_mpi_comm_bytes(void);
+void sb_mpi_comm_add_bytes(double bytes);
 void sb_mpi_comm_reset(void);
 
 /* A runtime failure on one rank that the others cannot see: print, then end every rank. */

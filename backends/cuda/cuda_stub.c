@@ -103,3 +103,23 @@ int sb_cuda_selftest_copy(size_t bytes, int range) {
     (void)range;
     return unavailable("sb_cuda_selftest_copy");
 }
+
+/* Without CUDA no GPU data moves between ranks: the harness starts no CUDA case. */
+#include "sb_cuda_comm.h"
+
+int sb_cuda_comm_init(int mode, int shared_gpu) {
+    (void)mode, (void)shared_gpu;
+    return SB_OK;
+}
+int sb_cuda_comm_nccl(void) { return 0; }
+const char *sb_cuda_comm_path(void) { return "none"; }
+const char *sb_cuda_comm_detail(void) { return SB_NO_CUDA; }
+int sb_cuda_comm_sum(double *dev, long n, void *stream) {
+    (void)dev, (void)n, (void)stream;
+    return unavailable("sb_cuda_comm_sum");
+}
+int sb_cuda_comm_sendrecv(const void *send, int to, void *recv, int from, size_t bytes, void *stream) {
+    (void)send, (void)to, (void)recv, (void)from, (void)bytes, (void)stream;
+    return unavailable("sb_cuda_comm_sendrecv");
+}
+void sb_cuda_comm_finalize(void) {}

@@ -14,6 +14,7 @@ extern "C" {
 typedef struct {
     char name[128];
     int device;
+    int device_count;       /* GPUs this process sees */
     int cc_major, cc_minor;
     int sm_count;
     size_t global_mem_bytes;

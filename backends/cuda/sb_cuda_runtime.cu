@@ -108,6 +108,7 @@ extern "C" int sb_cuda_init(sb_cuda_info *info) {
     memcpy(info->name, p.name, len);
     info->name[len] = '\0';
     info->device = dev;
+    info->device_count = count;
     info->cc_major = p.major;
     info->cc_minor = p.minor;
     info->sm_count = p.multiProcessorCount;
