@@ -5,10 +5,10 @@
  * lane pair), x fastest across a warp so all 21 float loads are coalesced. Rejected moves
  * write nothing. Accepted dE and the accept count are reduced per block and
  * added to two device accumulators; the host reads them only when asked.
- * A slab (MPI, see decomp.c): every half sweep, the edge plane the neighbour reads
- * goes device -> pinned host -> sb_mpi_isend on a second stream, while the four
- * ticks run on the planes that do not read the halo; the received halo goes back
- * on that stream and the four ticks of the edge plane follow. No CUDA-aware MPI. */
+ * A slab (MPI, see decomp.c): every half sweep, the edge plane the neighbour reads is
+ * packed into a device buffer and sent GPU to GPU (sb_cuda_comm: NCCL, or host-staged) on a
+ * second stream, while the four ticks run on the planes that do not read the halo; the
+ * received halo is unpacked on that stream and the four ticks of the edge plane follow. */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +17,7 @@
 #include "lattice_mc/cuda_fused.h"
 #include "lattice_mc/cuda_site.cuh"
 #include "sb_cuda.h"
+#include "sb_cuda_comm.h"
 #include "sb_mpi.h"
 
 namespace {
@@ -31,7 +32,7 @@ struct cuda_state {
     /* slab only: */
     cudaStream_t comm;   /* non-blocking: does not serialise with the legacy stream */
     cudaEvent_t ready, halo_in;
-    float *sbuf, *rbuf;  /* pinned; rbuf has one half per phase (see cu_phase) */
+    float *sbuf, *rbuf;  /* device: the packed edge planes going out and the halo coming in */
     lmc_cu::fused *fz;   /* fuse=slab on one rank: the fused sweep (cuda_fused.cu) */
 };
 
@@ -112,8 +113,8 @@ int cu_upload(lmc *m)
         SB_CU(cudaStreamCreateWithFlags(&st->comm, cudaStreamNonBlocking));
         SB_CU(cudaEventCreateWithFlags(&st->ready, cudaEventDisableTiming));
         SB_CU(cudaEventCreateWithFlags(&st->halo_in, cudaEventDisableTiming));
-        SB_CU(cudaMallocHost(&st->sbuf, hb));
-        SB_CU(cudaMallocHost(&st->rbuf, 2 * hb));
+        SB_CU(cudaMalloc(&st->sbuf, hb));
+        SB_CU(cudaMalloc(&st->rbuf, hb));
     }
     /* 256 threads, a whole number of warps (the block reduction relies on it),
      * x fastest; lanes past the row end idle on small lattices */
@@ -163,43 +164,40 @@ int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi)
     return SB_OK;
 }
 
-/* Planes p.send_zl (out) or p.recv_zl (in) of sub-lattices p.sub0..+3, all three
- * components, as one message: 3 strided copies on the comm stream. */
-int cu_halo_copy(cuda_state *st, const lmc_halo_plan &p, float *host, bool out)
+/* Planes p.send_zl (pack) or p.recv_zl (unpack) of sub-lattices p.sub0..+3, all three
+ * components, to or from one contiguous message: 3 strided copies on the comm stream. */
+int cu_halo_copy(cuda_state *st, const lmc_halo_plan &p, float *buf, bool pack)
 {
     const size_t hh = (size_t)st->g.h * st->g.h, row = hh * sizeof(float), pitch = (size_t)st->g.sub * sizeof(float);
     float *dev[3] = {st->x, st->y, st->z};
     for (int c = 0; c < 3; c++) {
-        float *d = dev[c] + p.sub0 * st->g.sub + (out ? p.send_zl : p.recv_zl) * (long)hh, *hst = host + 4 * c * hh;
-        if (out)
-            SB_CU(cudaMemcpy2DAsync(hst, row, d, pitch, row, 4, cudaMemcpyDeviceToHost, st->comm));
+        float *d = dev[c] + p.sub0 * st->g.sub + (pack ? p.send_zl : p.recv_zl) * (long)hh, *b = buf + 4 * c * hh;
+        if (pack)
+            SB_CU(cudaMemcpy2DAsync(b, row, d, pitch, row, 4, cudaMemcpyDeviceToDevice, st->comm));
         else
-            SB_CU(cudaMemcpy2DAsync(d, pitch, hst, row, row, 4, cudaMemcpyHostToDevice, st->comm));
+            SB_CU(cudaMemcpy2DAsync(d, pitch, b, row, row, 4, cudaMemcpyDeviceToDevice, st->comm));
     }
     return SB_OK;
 }
 
-/* Half a sweep of a slab. The edge plane sent is not written in this phase and the
- * halo received is read only by the edge plane, so both copies overlap the ticks of
- * the other planes. rbuf alternates halves by phase: a half is refilled by irecv only
- * after the host has synchronised the comm stream past its last host-to-device copy. */
+/* Half a sweep of a slab. The edge plane sent is not written in this phase and the halo
+ * received is read only by the edge plane, so pack, transfer and unpack on the comm stream
+ * overlap the ticks of the other planes. The comm stream starts after everything before
+ * this phase (ready), so the buffers and the halo planes are free to overwrite. Through NCCL
+ * the host only enqueues; host-staged, it waits in sb_cuda_comm_sendrecv while the interior
+ * ticks, enqueued first, run. */
 int cu_phase(lmc *m, tick_args a, int phase)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
     lmc_halo_plan p = lmc_halo_plan_of(m, &st->g, phase);
-    const size_t n = 12 * (size_t)st->g.h * st->g.h;
-    float *rbuf = st->rbuf + phase * n;
+    const size_t bytes = 12 * (size_t)st->g.h * st->g.h * sizeof(float);
     int rc;
     SB_CU(cudaEventRecord(st->ready, 0));
     SB_CU(cudaStreamWaitEvent(st->comm, st->ready, 0));
     if ((rc = cu_halo_copy(st, p, st->sbuf, true))) return rc;
-    sb_mpi_reqs rq = {0, {0}};
-    sb_mpi_irecv(&rq, rbuf, n * sizeof(float), p.from, p.tag);
     if ((rc = cu_ticks(m, a, phase, p.lo, p.hi))) return rc;
-    SB_CU(cudaStreamSynchronize(st->comm));
-    sb_mpi_isend(&rq, st->sbuf, n * sizeof(float), p.to, p.tag);
-    sb_mpi_waitall(&rq);
-    if ((rc = cu_halo_copy(st, p, rbuf, false))) return rc;
+    if ((rc = sb_cuda_comm_sendrecv(st->sbuf, p.to, st->rbuf, p.from, bytes, st->comm))) return rc;
+    if ((rc = cu_halo_copy(st, p, st->rbuf, false))) return rc;
     SB_CU(cudaEventRecord(st->halo_in, st->comm));
     SB_CU(cudaStreamWaitEvent(0, st->halo_in, 0));
     return cu_ticks(m, a, phase, p.edge_zl, p.edge_zl + 1);
@@ -251,8 +249,8 @@ void cu_release(lmc *m)
     if (st->comm) cudaStreamDestroy(st->comm);
     if (st->ready) cudaEventDestroy(st->ready);
     if (st->halo_in) cudaEventDestroy(st->halo_in);
-    cudaFreeHost(st->sbuf);
-    cudaFreeHost(st->rbuf);
+    cudaFree(st->sbuf);
+    cudaFree(st->rbuf);
     lmc_cu::fused_release(st->fz);
     free(st);
     m->dev = NULL;
