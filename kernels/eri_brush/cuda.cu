@@ -784,8 +784,8 @@ int seg_stream(const cu_state *st, int cap, long grid, int *next)
     return si;
 }
 
-/* The family segments of class cls (fam_prepare) over the streams. */
-int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *used, int *next)
+/* The family segments of class cls (fam_prepare) over the streams, this rank's part of each. */
+int fam_enqueue(cu_state *st, int cls, const eri_share *share, const kargs &base, unsigned long long *used, int *next)
 {
     const class_entry e = class_table(cls);
     kargs a = base;
@@ -794,7 +794,9 @@ int fam_enqueue(cu_state *st, int cls, const kargs &base, unsigned long long *us
     for (int k = 0; k < st->fw.nseg; k++) {
         eri_segment s = st->fw.seg[k];
         if (s.cls != cls) continue;
+        eri_share_cut(share, cls, s.q0, s.q1, &s.q0, &s.q1);
         const long n = s.q1 - s.q0;
+        if (n <= 0) continue;
         a.q0 = s.q0, a.n = n, a.nb = s.nb, a.nk = s.nk;
         shape sh;
         if (fam_members(st, &s, &a.mb, &a.mk) == 1) { /* a family of one on each side: the class's own kernel */
@@ -844,13 +846,15 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
     for (int k = 0; k < w->nseg; k++) {
         const eri_segment *s = &w->seg[k];
         const class_entry e = class_table(s->cls);
-        const long n = s->q1 - s->q0;
+        long q0, q1;
+        eri_share_cut(b->share, s->cls, s->q0, s->q1, &q0, &q1);
+        const long n = q1 - q0;
         if (k > 0 && s->cls != w->seg[k - 1].cls) {
             if ((rc = class_join(st, used, k, s0, graph))) return rc;
             used = 0;
         }
         if (famc[s->cls]) { /* a class's segments come in several runs: its family quartets go with the first */
-            if (!st->fam_used[s->cls] && (rc = fam_enqueue(st, s->cls, a, &used, &next))) return rc;
+            if (!st->fam_used[s->cls] && (rc = fam_enqueue(st, s->cls, b->share, a, &used, &next))) return rc;
             st->fam_used[s->cls] = true;
             continue;
         }
@@ -861,7 +865,7 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
             return SB_EXIT_RUNTIME;
         }
         if (je && n > 0) {
-            je_args ja = {st->q, s->q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
+            je_args ja = {st->q, q0, n, s->nb, s->nk, st->prim, st->pair, st->jp,
                           st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB, st->H, st->G,
                           e.l[0] + e.l[1], e.l[2] + e.l[3]};
             const je_shape sh = je_launch_shape(st, s->cls, e, n);
@@ -870,9 +874,11 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
             sh.k.fn<<<(unsigned)sh.grid, sh.k.block, 0, st->ss[si]>>>(ja);
             SB_CU_LAUNCH();
         } else if (n > 0) {
-            a.q0 = s->q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
+            a.q0 = q0, a.n = n, a.nb = s->nb, a.nk = s->nk;
             a.boys = st->boys + (size_t)(e.l[0] + e.l[1] + e.l[2] + e.l[3]) * ERI_BOYS_DSUB;
-            const shape sh = launch_shape(st, e, *s);
+            eri_segment part = *s;
+            part.q0 = q0, part.q1 = q1;
+            const shape sh = launch_shape(st, e, part);
             const int si = seg_stream(st, sh.cap, sh.grid, &next);
             used |= 1ull << si;
             sh.fn<<<(unsigned)sh.grid, sh.block, 0, st->ss[si]>>>(a);
@@ -891,14 +897,19 @@ int cu_enqueue(cu_state *st, eri_batch *b, cudaStream_t s0, bool graph)
     return SB_OK;
 }
 
-/* What a captured run depends on beyond the prepared state: the segments (FNV-1a). */
-unsigned long long worklist_sig(const eri_worklist *w)
+/* What a captured run depends on beyond the prepared state: the segments and the rank's
+ * share of them (FNV-1a). */
+unsigned long long worklist_sig(const eri_worklist *w, const eri_share *share)
 {
     unsigned long long h = 1469598103934665603ull;
     for (int k = 0; k < w->nseg; k++) {
         const eri_segment *s = &w->seg[k];
         const long v[6] = {s->cls, s->path, s->nb, s->nk, s->q0, s->q1};
         for (int j = 0; j < 6; j++) h = (h ^ (unsigned long long)v[j]) * 1099511628211ull;
+    }
+    if (share) {
+        h = (h ^ (unsigned long long)(share->rank + 1000 * share->ranks)) * 1099511628211ull;
+        for (int c = 0; c < ERI_NCLASS; c++) h = (h ^ (unsigned long long)(share->owner[c] + 2)) * 1099511628211ull;
     }
     return h;
 }
@@ -908,7 +919,7 @@ unsigned long long worklist_sig(const eri_worklist *w)
  * take; a graph launches them in one call. Captured again when the segments change. */
 int cu_graph_run(cu_state *st, eri_batch *b)
 {
-    const unsigned long long sig = worklist_sig(b->w);
+    const unsigned long long sig = worklist_sig(b->w, b->share);
     if (!st->gexec || sig != st->gsig) {
         if (st->gexec) cudaGraphExecDestroy(st->gexec), st->gexec = nullptr;
         SB_CU(cudaStreamBeginCapture(st->cs, cudaStreamCaptureModeThreadLocal));
@@ -1098,10 +1109,19 @@ double cu_class_flops(eri_batch *b, int cls)
         const eri_segment *s = &st->fw.seg[k];
         if (s->cls != cls) continue;
         int mb, mk;
+        long q0, q1;
+        eri_share_cut(b->share, cls, s->q0, s->q1, &q0, &q1);
         fam_members(st, s, &mb, &mk);
-        f += (double)(s->q1 - s->q0) * fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc);
+        f += (double)(q1 - q0) * fam_quartet_flops(cls, mb, mk, s->nb, s->nk, st->pure, st->fam_acc);
     }
     return f;
 }
 
-extern "C" const eri_ops eri_ops_cuda = {cu_prepare, cu_run, cu_download, cu_release, cu_launches, cu_class_flops};
+double *cu_device_M(eri_batch *b)
+{
+    cu_state *st = static_cast<cu_state *>(b->dev);
+    return st && st->mode == ERI_MODE_DIGEST ? st->M : nullptr;
+}
+
+extern "C" const eri_ops eri_ops_cuda = {cu_prepare, cu_run,         cu_download, cu_release,
+                                         cu_launches, cu_class_flops, cu_device_M};

@@ -271,6 +271,28 @@ void eri_coulomb_finish(const eri_basis *b, double *M);
 /* ---- one batch on one backend ------------------------------------------------------- */
 enum { ERI_MODE_DIGEST = 0, ERI_MODE_STORE = 1 };
 
+/* One MPI rank's share of a digest: every rank keeps the whole worklist (and the backend its
+ * pair families), and runs, of each segment of class c, the part eri_share_cut gives it:
+ * owner[c] = r >= 0, all of it on rank r only; owner[c] = ERI_SHARE_SPLIT, slice `rank` of
+ * `ranks` equal slices on every rank. The slices of a segment tile it, so every quartet is
+ * digested once over the ranks, by the same kernels as on one rank (mpi_split.c deals it). */
+#define ERI_SHARE_SPLIT (-1)
+typedef struct {
+    int rank, ranks;
+    signed char owner[ERI_NCLASS];
+} eri_share;
+static inline void eri_share_cut(const eri_share *s, int cls, long q0, long q1, long *a, long *b)
+{
+    *a = q0, *b = q1;
+    if (!s || s->ranks <= 1) return;
+    if (s->owner[cls] != ERI_SHARE_SPLIT) {
+        if (s->owner[cls] != s->rank) *b = q0;
+        return;
+    }
+    const long n = q1 - q0;
+    *a = q0 + n * s->rank / s->ranks, *b = q0 + n * (s->rank + 1) / s->ranks;
+}
+
 typedef struct eri_batch {
     const eri_basis *bas;
     const eri_pairs *ps;
@@ -283,6 +305,7 @@ typedef struct eri_batch {
     int threads;          /* OpenMP: threads used (reported) */
     double *seg_seconds;  /* optional, nseg: per-segment time of the last run (CUDA events /
                              wall clock); NULL when not measured */
+    const eri_share *share; /* digest mode over MPI ranks: this rank's part; NULL: all of it */
     void *dev;            /* backend private */
 } eri_batch;
 
@@ -296,6 +319,9 @@ typedef struct eri_ops {
     /* Model flops of class cls in the last run where the backend computed it otherwise than
      * the worklist's segments say (CUDA: pair families), else < 0; may be NULL. */
     double (*class_flops)(eri_batch *b, int cls);
+    /* Where a backend keeps M in device memory (CUDA), so that MPI ranks can sum it there;
+     * NULL otherwise. */
+    double *(*device_M)(eri_batch *b);
 } eri_ops;
 
 extern const eri_ops eri_ops_reference, eri_ops_openmp_simd, eri_ops_cuda;

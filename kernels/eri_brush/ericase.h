@@ -36,8 +36,10 @@ typedef struct {
     char ref_path[2048];   /* libint2 reference file for this case, "" if none */
     double setup_seconds;
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
-    eri_worklist wl;      /* MPI: this rank's share of w (mpi_split.c); b.w points to it */
-    double mpi_imbalance; /* MPI: largest rank's modelled cost / the mean */
+    eri_share share;      /* MPI: this rank's part of w (mpi_split.c); b.share points to it */
+    double share_quartets; /* MPI: quartets of w this rank digests */
+    double mpi_imbalance; /* MPI: largest rank's measured cost / the mean */
+    int reduced_on_device; /* MPI: J[D] was summed on the GPUs (download it at the end) */
 } eri_case;
 
 int eri_case_parse(sb_params *p, eri_config *cfg);
@@ -56,8 +58,11 @@ int eri_worklist_nocode_class(const eri_worklist *w);
  * backend's lmin (ERI_JENG_LMIN or ERI_JENG_LMIN_CUDA: eri_jeng_lmin). */
 int eri_jeng_lmin(sb_backend be);
 void eri_worklist_digest_paths(eri_worklist *w, int pure, int lmin);
-/* mpi_split.c: only with several MPI ranks (digest mode) */
+/* mpi_split.c: only with several MPI ranks (digest mode). split at setup; deal after the
+ * backend is prepared (it runs the whole list to time its classes), giving this rank's
+ * ERIs a repetition; reduce after each run. */
 int eri_mpi_split(eri_case *ec);
+int eri_mpi_deal(eri_case *ec, double *rank_items);
 int eri_mpi_reduce(eri_case *ec);
 int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
 

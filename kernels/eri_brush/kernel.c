@@ -28,12 +28,10 @@ static int ek_setup(sb_case *c)
     c->state = ec;
     if ((rc = eri_case_create(ec, &cfg, c->backend))) return rc;
     if (sb_mpi_size() > 1 && (rc = eri_mpi_split(ec))) return rc;
-    const eri_worklist *mine = ec->b.w; /* the whole list, or this rank's share */
-    ec->b.seg_seconds = calloc((size_t)(mine->nseg ? mine->nseg : 1), sizeof(double));
+    ec->b.seg_seconds = calloc((size_t)(ec->w.nseg ? ec->w.nseg : 1), sizeof(double));
     if (!ec->b.seg_seconds) return SB_EXIT_RUNTIME;
     double nbf = ec->bas.nbf;
     c->work.items = ec->w.neris;
-    c->rank_items = mine->neris;
     /* compulsory traffic: primitive pairs, the quartet list and D in, J (or the integrals) out */
     c->work.bytes = (double)ec->ps.nprim * sizeof(eri_prim) + (double)ec->w.nq * sizeof(eri_quartet) +
                     8.0 * nbf * nbf + (cfg.mode == ERI_MODE_STORE ? 8.0 * ec->w.neris : 8.0 * nbf * nbf);
@@ -48,6 +46,7 @@ static int ek_prepare(sb_case *c)
     int rc = ec->ops->prepare(&ec->b);
     if (rc) return rc;
     ec->prepared = 1;
+    if (sb_mpi_size() > 1 && (rc = eri_mpi_deal(ec, &c->rank_items))) return rc;
     if (ec->ops->launches) {
         int n = ec->ops->launches(&ec->b, c->launch, SB_MAX_LAUNCH);
         if (n < 0) return SB_EXIT_RUNTIME;
@@ -63,15 +62,17 @@ static int ek_run(sb_case *c)
     return rc || sb_mpi_size() == 1 ? rc : eri_mpi_reduce(ec);
 }
 
-/* Model flops per class of this rank's last run: the worklist's segments, or what the
- * backend says it computed instead (CUDA's pair families share primitive work). */
+/* Model flops per class of this rank's last run: its part of the worklist's segments, or
+ * what the backend says it computed instead (the pair families share primitive work). */
 static double class_flops(eri_case *ec, double f[ERI_NCLASS])
 {
     double total = 0;
     for (int k = 0; k < ERI_NCLASS; k++) f[k] = 0;
-    for (int k = 0; k < ec->b.w->nseg; k++) { /* this rank's segments */
+    for (int k = 0; k < ec->b.w->nseg; k++) {
         const eri_segment *s = &ec->b.w->seg[k];
-        f[s->cls] += (double)(s->q1 - s->q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
+        long q0, q1;
+        eri_share_cut(ec->b.share, s->cls, s->q0, s->q1, &q0, &q1);
+        f[s->cls] += (double)(q1 - q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
     }
     for (int k = 0; k < ERI_NCLASS; k++) {
         const double own = ec->ops->class_flops ? ec->ops->class_flops(&ec->b, k) : -1;
@@ -105,14 +106,15 @@ static double class_counters(eri_case *ec, sb_counters *cs)
 static int ek_finish(sb_case *c)
 {
     eri_case *ec = c->state;
-    int rc = sb_mpi_size() > 1 ? SB_OK : ec->ops->download(&ec->b); /* MPI: reduced in each run */
+    /* MPI: summed in each run, on the hosts or (then downloaded here) on the GPUs */
+    int rc = sb_mpi_size() > 1 && !ec->reduced_on_device ? SB_OK : ec->ops->download(&ec->b);
     if (rc) return rc;
     if (ec->cfg.mode == ERI_MODE_DIGEST) eri_coulomb_finish(&ec->bas, ec->M);
     sb_counters *cs = &c->counters;
     const eri_worklist *w = &ec->w;
-    const eri_worklist *mine = ec->b.w;
     double nbf = ec->bas.nbf, total = 0;
-    for (int k = 0; k < mine->nseg; k++) total += ec->b.seg_seconds[k];
+    for (int k = 0; k < w->nseg; k++) total += ec->b.seg_seconds[k];
+    const double mine_q = sb_mpi_size() > 1 ? ec->share_quartets : (double)w->nq;
     sb_counter_set(cs, "basis_functions", nbf, "functions");
     sb_counter_set(cs, "shells", ec->bas.nshell, "shells");
     sb_counter_set(cs, "atoms", ec->mol.natom, "atoms");
@@ -123,11 +125,20 @@ static int ek_finish(sb_case *c)
     sb_counter_set(cs, "screened_fraction", all > 0 ? (double)w->nq / all : 0, "1");
     sb_counter_set(cs, "segments", w->nseg, "segments");
     if (total > 0) { /* this rank's quartets over its own segment times */
-        sb_counter_set(cs, "shell_quartets_per_s", (double)mine->nq / total, "quartets/s");
-        sb_counter_set(cs, "primitive_quartets_per_s", mine->nprimq_full / total, "quartets/s");
-        sb_counter_set(cs, "primitive_quartets_computed_per_s", mine->nprimq / total, "quartets/s");
+        const double part = w->nq > 0 ? mine_q / (double)w->nq : 0;
+        sb_counter_set(cs, "shell_quartets_per_s", mine_q / total, "quartets/s");
+        sb_counter_set(cs, "primitive_quartets_per_s", part * w->nprimq_full / total, "quartets/s");
+        sb_counter_set(cs, "primitive_quartets_computed_per_s", part * w->nprimq / total, "quartets/s");
     }
-    if (sb_mpi_size() > 1) sb_counter_set(cs, "mpi_cost_imbalance", ec->mpi_imbalance, "max/mean");
+    if (sb_mpi_size() > 1) {
+        /* every quartet once over the ranks: the same count as one rank's */
+        double q = mine_q;
+        sb_mpi_sum(&q, 1);
+        sb_counter_set(cs, "shell_quartets_digested", q, "quartets");
+        sb_counter_set(cs, "mpi_cost_imbalance", ec->mpi_imbalance, "max/mean");
+    } else {
+        sb_counter_set(cs, "shell_quartets_digested", (double)w->nq, "quartets");
+    }
     sb_counter_set(cs, "t_setup", ec->setup_seconds, "s");
     if (ec->cfg.mode == ERI_MODE_DIGEST) {
         double ej = 0;

@@ -1,98 +1,130 @@
-/* eri_brush over MPI ranks: the screened quartets are cut into tasks of about equal
- * modelled cost (pieces of the class/contraction segments), and the tasks are dealt to the
- * ranks by longest-processing-time-first: each task, the dearest first, goes to the rank
- * with the least cost so far. Every rank computes the same deal from the same worklist, so
- * no message is needed; each builds its own worklist from its tasks and digests its share
- * of J[D], which the repetition then sums over the ranks. */
+/* eri_brush over MPI ranks. Every rank keeps the whole worklist, so each runs the same
+ * kernels on the same segments as one GPU does (the J engine's classes, the pair families),
+ * only fewer quartets of each (eri_share in eri.h). Which class goes where is dealt by its
+ * measured cost: after the backend is prepared, every rank digests the whole list once
+ * (untimed) and rank 0's time per class decides for all. A class worth more than a
+ * fraction of a rank's load is cut into equal slices, one a rank; the rest go whole, the
+ * dearest first, to the rank with the least load so far, so that small classes, whose
+ * time is mostly launch latency and tails, are not cut into still smaller launches. The
+ * repetition's J[D] shares are then summed over the ranks on the GPUs (sb_cuda_comm) or on
+ * the hosts. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "eri_brush/ericase.h"
+#include "sb_cuda_comm.h"
 #include "sb_mpi.h"
 
-/* Tasks per rank on average: enough for the greedy deal to even out the big classes. */
-#define ERI_TASKS_PER_RANK 64
-
-typedef struct {
-    long q0, q1;
-    double cost;
-} eri_task;
-
-static int by_cost_desc(const void *a, const void *b)
-{
-    const eri_task *x = a, *y = b;
-    if (x->cost != y->cost) return x->cost < y->cost ? 1 : -1;
-    return x->q0 < y->q0 ? -1 : x->q0 > y->q0; /* a total order: every rank deals alike */
-}
-
-static double seg_cost(const eri_case *ec, const eri_segment *s, long n)
-{
-    return (double)n * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
-}
-
-/* Cuts the segments into tasks of at most `target` modelled flops (at least one quartet). */
-static eri_task *make_tasks(const eri_case *ec, double target, long *ntask)
-{
-    const eri_worklist *w = &ec->w;
-    long n = 0, cap = w->nseg + (long)(w->flops / target) + 1;
-    eri_task *t = malloc(sizeof *t * (size_t)cap);
-    if (!t) return NULL;
-    for (int k = 0; k < w->nseg; k++) {
-        const eri_segment *s = &w->seg[k];
-        long len = s->q1 - s->q0, pieces = (long)(seg_cost(ec, s, len) / target) + 1;
-        if (pieces > len) pieces = len;
-        for (long p = 0; p < pieces && n < cap; p++) {
-            long a = s->q0 + len * p / pieces, b = s->q0 + len * (p + 1) / pieces;
-            t[n++] = (eri_task){a, b, seg_cost(ec, s, b - a)};
-        }
-    }
-    *ntask = n;
-    return t;
-}
+/* A class is cut into slices when its measured time is above this share of a rank's load
+ * (the whole time / ranks): whole classes below it leave the ranks at most this share apart. */
+#define ERI_SPLIT_SHARE 0.05
 
 int eri_mpi_split(eri_case *ec)
 {
-    const int ranks = sb_mpi_size(), me = sb_mpi_rank();
     if (ec->cfg.mode == ERI_MODE_STORE) {
         sb_error("eri_brush: mode=store keeps every integral on one rank; under mpirun use mode=digest");
         return SB_EXIT_USAGE;
     }
-    long ntask = 0;
-    double target = ec->w.flops / ((double)ranks * ERI_TASKS_PER_RANK);
-    eri_task *t = make_tasks(ec, target > 0 ? target : 1.0, &ntask);
-    double *load = calloc((size_t)ranks, sizeof *load);
-    long nmine = 0;
-    eri_quartet *mine = malloc(sizeof *mine * (size_t)(ec->w.nq ? ec->w.nq : 1));
-    if (!t || !load || !mine) {
-        free(t), free(load), free(mine);
-        sb_error("eri_brush: out of memory dealing %ld quartets to %d ranks", ec->w.nq, ranks);
-        return SB_EXIT_RUNTIME;
-    }
-    qsort(t, (size_t)ntask, sizeof *t, by_cost_desc);
-    for (long i = 0; i < ntask; i++) {
-        int r = 0;
-        for (int k = 1; k < ranks; k++) r = load[k] < load[r] ? k : r;
-        load[r] += t[i].cost;
-        if (r != me) continue;
-        memcpy(mine + nmine, ec->w.q + t[i].q0, sizeof *mine * (size_t)(t[i].q1 - t[i].q0));
-        nmine += t[i].q1 - t[i].q0;
-    }
-    double max = 0, sum = 0;
-    for (int r = 0; r < ranks; r++) max = load[r] > max ? load[r] : max, sum += load[r];
-    ec->mpi_imbalance = sum > 0 ? max / (sum / ranks) : 1.0;
-    int rc = eri_worklist_from(&ec->bas, &ec->ps, mine, nmine, &ec->wl);
-    free(t), free(load), free(mine);
-    if (rc) return rc;
-    eri_worklist_force_path(&ec->wl, ec->cfg.path, ec->cfg.pure);
-    ec->b.w = &ec->wl;
+    ec->share.rank = sb_mpi_rank(), ec->share.ranks = sb_mpi_size();
+    memset(ec->share.owner, ERI_SHARE_SPLIT, sizeof ec->share.owner);
     return SB_OK;
 }
 
-/* The repetition's J[D] share from the backend, summed over the ranks (timed: a
- * distributed J build is not done before every rank has the sum). */
+typedef struct {
+    int cls;
+    double t;
+} cls_time;
+
+static int by_time_desc(const void *a, const void *b)
+{
+    const cls_time *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? 1 : -1;
+    return x->cls - y->cls; /* a total order: every rank deals alike */
+}
+
+/* The deal from per-class times t (the same on every rank); returns the largest rank's
+ * share of the measured time over the mean. Ranks beyond what a signed char names cut every
+ * class. */
+static double deal(eri_share *s, const double *t)
+{
+    const int R = s->ranks;
+    cls_time c[ERI_NCLASS];
+    int n = 0;
+    double total = 0, *load = calloc((size_t)R, sizeof *load);
+    memset(s->owner, ERI_SHARE_SPLIT, sizeof s->owner);
+    if (!load || R > 127) {
+        free(load);
+        return 1.0;
+    }
+    for (int k = 0; k < ERI_NCLASS; k++)
+        if (t[k] > 0) c[n++] = (cls_time){k, t[k]}, total += t[k];
+    qsort(c, (size_t)n, sizeof *c, by_time_desc);
+    const double cut = ERI_SPLIT_SHARE * total / R;
+    for (int i = 0; i < n; i++) {
+        if (c[i].t > cut) {
+            for (int r = 0; r < R; r++) load[r] += c[i].t / R;
+            continue;
+        }
+        int r = 0;
+        for (int k = 1; k < R; k++) r = load[k] < load[r] ? k : r;
+        load[r] += c[i].t;
+        s->owner[c[i].cls] = (signed char)r;
+    }
+    double max = 0;
+    for (int r = 0; r < R; r++) max = load[r] > max ? load[r] : max;
+    free(load);
+    return total > 0 ? max / (total / R) : 1.0;
+}
+
+/* ERIs of the quartets this rank digests: a segment's quartets are one class, so each
+ * holds the same number of integrals. */
+static void share_counts(const eri_case *ec, double *quartets, double *eris)
+{
+    const eri_worklist *w = &ec->w;
+    *quartets = *eris = 0;
+    for (int k = 0; k < w->nseg; k++) {
+        const eri_segment *s = &w->seg[k];
+        long a, b;
+        eri_share_cut(&ec->share, s->cls, s->q0, s->q1, &a, &b);
+        if (b <= a) continue;
+        const eri_pair *P = &ec->ps.pair[w->q[s->q0].P], *Q = &ec->ps.pair[w->q[s->q0].Q];
+        const eri_shell *sh = ec->bas.sh;
+        *quartets += (double)(b - a);
+        *eris += (double)(b - a) * sh[P->a].nbf * sh[P->b].nbf * sh[Q->a].nbf * sh[Q->b].nbf;
+    }
+}
+
+int eri_mpi_deal(eri_case *ec, double *rank_items)
+{
+    const eri_worklist *w = &ec->w;
+    double t[ERI_NCLASS] = {0};
+    /* the whole list, timed per class; twice, since a first run also loads and captures */
+    ec->b.share = NULL;
+    int rc = ec->ops->run(&ec->b);
+    if (!rc) rc = ec->ops->run(&ec->b);
+    for (int k = 0; !rc && k < w->nseg; k++) t[w->seg[k].cls] += ec->b.seg_seconds[k];
+    if ((rc = sb_mpi_max_int(rc))) return rc;
+    sb_mpi_bcast(t, sizeof t, 0);
+    ec->mpi_imbalance = deal(&ec->share, t);
+    ec->b.share = &ec->share;
+    double mine[2];
+    share_counts(ec, &mine[0], &mine[1]);
+    *rank_items = mine[1];
+    ec->share_quartets = mine[0];
+    return SB_OK;
+}
+
+/* The repetition's J[D] share summed over the ranks (timed: a distributed J build is not done
+ * before every rank has the sum): on the GPUs where the backend keeps M there and NCCL
+ * carries it, else on the hosts. */
 int eri_mpi_reduce(eri_case *ec)
 {
+    const long n = (long)ec->bas.nbf * ec->bas.nbf;
+    if (ec->ops->device_M && sb_cuda_comm_nccl()) {
+        ec->reduced_on_device = 1;
+        return sb_cuda_comm_sum(ec->ops->device_M(&ec->b), n, NULL);
+    }
     int rc = ec->ops->download(&ec->b);
-    if (!rc) sb_mpi_sum(ec->M, (long)ec->bas.nbf * ec->bas.nbf);
+    if (!rc) sb_mpi_sum(ec->M, n);
     return rc;
 }

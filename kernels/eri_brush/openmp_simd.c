@@ -142,10 +142,15 @@ static int omp_units(const eri_batch *b, const omp_state *st, omp_unit *u)
     return n;
 }
 
+/* The chunks of this rank's part of every unit (b->share), in about equal modelled cost. */
 static int omp_split(const eri_batch *b, omp_state *st)
 {
     const eri_worklist *w = b->w;
     const int pure = st->pure;
+    free(st->ch), free(st->seg_c0);
+    st->ch = NULL, st->seg_c0 = NULL;
+    st->split_shared = b->share != NULL;
+    if (b->share) st->split_share = *b->share;
     omp_fam_classes(b, st);
     omp_unit *u = malloc(sizeof *u * (size_t)(w->nseg + st->fw.nseg + 1));
     st->seg_c0 = malloc(sizeof(int) * (size_t)(w->nseg + 1));
@@ -157,7 +162,9 @@ static int omp_split(const eri_batch *b, omp_state *st)
     double total = 0;
     for (int k = 0; k < nu; k++) {
         const eri_segment *sg = u[k].fam ? &st->fw.seg[u[k].seg] : &w->seg[u[k].seg];
-        total += (double)(sg->q1 - sg->q0) * omp_cost(st, sg, u[k].fam, pure);
+        long a, e;
+        eri_share_cut(b->share, sg->cls, sg->q0, sg->q1, &a, &e);
+        total += (double)(e - a) * omp_cost(st, sg, u[k].fam, pure);
     }
     const double target = total / ((double)st->nt * OMP_CHUNKS_PER_THREAD) + 1.0;
     long n = 0;
@@ -168,11 +175,13 @@ static int omp_split(const eri_batch *b, omp_state *st)
             if (pass) st->seg_c0[k] = (int)n;
             for (; j < nu && u[j].wseg == k; j++) {
                 const eri_segment *sg = u[j].fam ? &st->fw.seg[u[j].seg] : &w->seg[u[j].seg];
-                const long nq = sg->q1 - sg->q0;
+                long q0, q1;
+                eri_share_cut(b->share, sg->cls, sg->q0, sg->q1, &q0, &q1);
+                const long nq = q1 - q0;
                 long nc = (long)((double)nq * omp_cost(st, sg, u[j].fam, pure) / target) + 1;
                 if (nc > nq) nc = nq > 0 ? nq : 1;
                 for (long c = 0; c < nc; c++, n++)
-                    if (pass) st->ch[n] = (omp_chunk){u[j].seg, u[j].fam, sg->q0 + nq * c / nc, sg->q0 + nq * (c + 1) / nc};
+                    if (pass) st->ch[n] = (omp_chunk){u[j].seg, u[j].fam, q0 + nq * c / nc, q0 + nq * (c + 1) / nc};
             }
         }
         if (!pass) {
@@ -279,10 +288,22 @@ oom:
     return SB_EXIT_RUNTIME;
 }
 
+/* Whether the chunks were cut for another MPI share than b's (mpi_split.c sets it after a
+ * first run of the whole list). */
+static int omp_share_changed(const eri_batch *b, const omp_state *st)
+{
+    if (!b->share != !st->split_shared) return 1;
+    return b->share && memcmp(b->share, &st->split_share, sizeof *b->share) != 0;
+}
+
 static int omp_run(eri_batch *b)
 {
     omp_state *st = b->dev;
     const eri_worklist *w = b->w;
+    if (omp_share_changed(b, st) && omp_split(b, st)) {
+        sb_error("eri_brush openmp_simd: out of memory cutting the work into chunks");
+        return SB_EXIT_RUNTIME;
+    }
     const int nt = st->nt, digest = b->mode == ERI_MODE_DIGEST, timed = b->seg_seconds != NULL;
     int bad = 0;
     double wall = 0;
@@ -345,7 +366,9 @@ static double omp_class_flops(eri_batch *b, int cls)
     double f = 0;
     for (int k = 0; k < st->fw.nseg; k++) {
         const eri_segment *sg = &st->fw.seg[k];
-        if (sg->cls == cls) f += (double)(sg->q1 - sg->q0) * omp_cost(st, sg, 1, st->pure);
+        long q0, q1;
+        eri_share_cut(b->share, cls, sg->q0, sg->q1, &q0, &q1);
+        if (sg->cls == cls) f += (double)(q1 - q0) * omp_cost(st, sg, 1, st->pure);
     }
     return f;
 }

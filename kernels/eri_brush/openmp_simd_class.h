@@ -49,6 +49,8 @@ typedef struct {
     int pure;          /* some shell is pure (the flop model's transform) */
     int fam_maxnt;     /* most VRR targets of a class that runs families (omp_fam_classes) */
     unsigned char famc[ERI_NCLASS]; /* the class runs its family quartets (omp_fam_classes) */
+    eri_share split_share; /* the MPI share the chunks were cut for (split_shared: any) */
+    int split_shared;
 } omp_state;
 
 typedef void (*omp_gen_fn)(const eri_prim *, int, const eri_prim *, int, const double *,

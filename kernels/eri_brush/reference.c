@@ -293,7 +293,9 @@ static int ref_run(eri_batch *bt)
     bt->threads = 1;
     for (int g = 0; g < w->nseg; g++) {
         const double t0 = sb_clock_seconds();
-        for (long i = w->seg[g].q0; i < w->seg[g].q1; i++) {
+        long q0, q1;
+        eri_share_cut(bt->share, w->seg[g].cls, w->seg[g].q0, w->seg[g].q1, &q0, &q1);
+        for (long i = q0; i < q1; i++) {
             const int P = w->q[i].P, Q = w->q[i].Q;
             const int a = ps->pair[P].a, b = ps->pair[P].b, c = ps->pair[Q].a, d = ps->pair[Q].b;
             const eri_shell *sa = &bas->sh[a], *sb = &bas->sh[b], *sc = &bas->sh[c], *sd = &bas->sh[d];
@@ -320,4 +322,4 @@ static int ref_download(eri_batch *bt)
 
 static void ref_release(eri_batch *bt) { (void)bt; }
 
-const eri_ops eri_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL, NULL};
+const eri_ops eri_ops_reference = {ref_prepare, ref_run, ref_download, ref_release, NULL, NULL, NULL};

@@ -229,7 +229,7 @@ int eri_store_run(const eri_case *ec, const eri_ops *ops, const eri_worklist *w,
         if (ws.seg[k].path == ERI_PATH_JENG) ws.seg[k].path = eri_path_choose(ws.seg[k].cls, ws.seg[k].nb, ws.seg[k].nk, -1);
     }
     eri_batch b = ec->b;
-    b.w = &ws, b.mode = ERI_MODE_STORE, b.store = st, b.M = NULL, b.seg_seconds = NULL, b.dev = NULL;
+    b.w = &ws, b.mode = ERI_MODE_STORE, b.store = st, b.M = NULL, b.seg_seconds = NULL, b.dev = NULL, b.share = NULL;
     int rc = ops->prepare(&b);
     if (!rc) rc = ops->run(&b);
     if (!rc) rc = ops->download(&b);
@@ -244,7 +244,6 @@ void eri_case_destroy(eri_case *ec)
 {
     if (ec->ops && ec->prepared) ec->ops->release(&ec->b);
     eri_worklist_free(&ec->w);
-    eri_worklist_free(&ec->wl);
     eri_pairs_free(&ec->ps);
     eri_basis_free(&ec->bas);
     eri_molecule_free(&ec->mol);

@@ -256,7 +256,7 @@ static void check_oracle(eri_case *ec, const eri_ops *ops, sb_validation *v, int
         if (!Mr) return (void)(*rc = SB_EXIT_RUNTIME);
         eri_batch b = ec->b;
         b.w = &ec->w; /* the whole list, also where the run's batch held one MPI rank's share */
-        b.M = Mr, b.store = NULL, b.seg_seconds = NULL, b.dev = NULL;
+        b.M = Mr, b.store = NULL, b.seg_seconds = NULL, b.dev = NULL, b.share = NULL;
         *rc = eri_ops_reference.prepare(&b);
         if (!*rc) *rc = eri_ops_reference.run(&b);
         if (!*rc) *rc = eri_ops_reference.download(&b);
