@@ -50,6 +50,7 @@ PY
 # moved its data that way (context.mpi.comm: nccl, host, mpi)
 case_() {
   local name=$1 args=$2 spec=$3 comm=${4:-}
+  [[ "$name" =~ ${MPI_TEST_ONLY:-.} ]] || return 0
   echo "== $name: 1 vs $RANKS ranks"
   # shellcheck disable=SC2086
   if ! timeout "${CASE_LIMIT:-300}" mpirun -n 1 "$SB" run $args --quiet --reps 2 --warmup 1 --json "$tmp/$name.1.json" >"$tmp/$name.1.log" 2>&1; then
@@ -73,6 +74,7 @@ case_() {
 # only after success (a failed run leaves none)
 expect() {
   local name=$1 code=$2 pat=$3 out rc json=0
+  [[ "$name" =~ ${MPI_TEST_ONLY:-.} ]] || return 0
   shift 3
   rm -f "$tmp/x.json"
   out=$(timeout "${CASE_LIMIT:-300}" "$@" --json "$tmp/x.json" 2>&1); rc=$?

@@ -2,13 +2,18 @@
  * Same sub-lattice-major layout as the OpenMP backend (see openmp_simd.c): a tick
  * is one launch over the (L/2)^3 sites of one sub-lattice, a thread per two sites at
  * the same x and y in consecutive planes (cuda_site.cuh: they share one Philox call per
- * lane pair), x fastest across a warp so all 21 float loads are coalesced. Rejected moves
+ * lane pair), x fastest across a warp so all 21 float loads are coalesced. The threads of a
+ * plane run through its rows one after another (a row pitch rounded up to even, so that a
+ * lane pair stays in one row), so that no lane idles at a row's end when L/2 is not a
+ * multiple of the block (L = 644: 16 % of the lanes with a block a row). Rejected moves
  * write nothing. Accepted dE and the accept count are reduced per block and
  * added to two device accumulators; the host reads them only when asked.
  * A slab (MPI, see decomp.c): every half sweep, the edge plane the neighbour reads is
  * packed into a device buffer and sent GPU to GPU (sb_cuda_comm: NCCL, or host-staged) on a
  * second stream, while the four ticks run on the planes that do not read the halo; the
- * received halo is unpacked on that stream and the four ticks of the edge plane follow. */
+ * received halo is unpacked on that stream and the four ticks of the edge plane follow there,
+ * beside the other planes' ticks: in a half sweep the edge plane reads across z only planes
+ * of the other parity, which nothing writes then. */
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -55,12 +60,12 @@ struct tick_args {
 template <bool DROPLET>
 __global__ void __launch_bounds__(256, DROPLET ? 4 : 5) lmc_tick(tick_args a, double *acc)
 {
-    const int xh = blockIdx.x * blockDim.x + threadIdx.x;
-    const int yh = blockIdx.y * blockDim.y + threadIdx.y;
+    const int h = (int)a.g.h, pitch = (h + 1) & ~1, i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int xh = i % pitch, yh = i / pitch;
     const int zl = a.zlo + 2 * blockIdx.z;
     double d = 0.0;
     int n = 0;
-    site_pair<DROPLET, loads::read_only>(a.g, a.sp, a.p, xh, yh, zl, yh, zl + 1, zl + 1 < a.zhi, xh < a.g.h && yh < a.g.h, d, n);
+    site_pair<DROPLET, loads::read_only>(a.g, a.sp, a.p, xh, yh, zl, yh, zl + 1, zl + 1 < a.zhi, xh < h && yh < h, d, n);
     block_add(d, n, acc);
 }
 
@@ -116,12 +121,11 @@ int cu_upload(lmc *m)
         SB_CU(cudaMalloc(&st->sbuf, hb));
         SB_CU(cudaMalloc(&st->rbuf, hb));
     }
-    /* 256 threads, a whole number of warps (the block reduction relies on it),
-     * x fastest; lanes past the row end idle on small lattices */
-    int bx = h >= 128 ? 128 : (h + 31) / 32 * 32;
-    int by = 256 / bx;
-    st->block = dim3(bx, by, 1);
-    st->grid = dim3((h + bx - 1) / bx, (h + by - 1) / by, (st->g.nzh + 1) / 2); /* two planes a thread */
+    /* 256 threads, a whole number of warps (the block reduction relies on it), over the
+     * plane's rows at an even pitch (lmc_tick) */
+    const long plane = (long)((h + 1) & ~1) * h;
+    st->block = dim3(256, 1, 1);
+    st->grid = dim3((unsigned)((plane + 255) / 256), 1, (st->g.nzh + 1) / 2); /* two planes a thread */
     uint8_t *fb = static_cast<uint8_t *>(malloc(n));
     float *buf = static_cast<float *>(malloc(n * sizeof(float)));
     if (!fb || !buf) {
@@ -146,8 +150,8 @@ int cu_upload(lmc *m)
     return rc;
 }
 
-/* The four ticks of half sweep `phase` on storage planes [lo, hi), tick by tick. */
-int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi)
+/* The four ticks of half sweep `phase` on storage planes [lo, hi), tick by tick, on stream s. */
+int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi, cudaStream_t s = 0)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
     if (hi <= lo) return SB_OK;
@@ -156,9 +160,9 @@ int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi)
     for (int t = 4 * phase; t < 4 * phase + 4; t++) {
         a.p = tick_par_of(a.g, lmc_tick_order[t]);
         if (m->cfg.geometry == LMC_DROPLET)
-            lmc_tick<true><<<grid, st->block>>>(a, st->acc);
+            lmc_tick<true><<<grid, st->block, 0, s>>>(a, st->acc);
         else
-            lmc_tick<false><<<grid, st->block>>>(a, st->acc);
+            lmc_tick<false><<<grid, st->block, 0, s>>>(a, st->acc);
         SB_CU_LAUNCH();
     }
     return SB_OK;
@@ -181,11 +185,12 @@ int cu_halo_copy(cuda_state *st, const lmc_halo_plan &p, float *buf, bool pack)
 }
 
 /* Half a sweep of a slab. The edge plane sent is not written in this phase and the halo
- * received is read only by the edge plane, so pack, transfer and unpack on the comm stream
- * overlap the ticks of the other planes. The comm stream starts after everything before
- * this phase (ready), so the buffers and the halo planes are free to overwrite. Through NCCL
- * the host only enqueues; host-staged, it waits in sb_cuda_comm_sendrecv while the interior
- * ticks, enqueued first, run. */
+ * received is read only by the edge plane, whose ticks read no plane the others write: pack,
+ * transfer, unpack and the edge plane's ticks on the comm stream overlap the ticks of the
+ * other planes on the legacy stream, which then waits for them. The comm stream starts after
+ * everything before this phase (ready), so the buffers and the halo planes are free to
+ * overwrite. Through NCCL the host only enqueues; host-staged, it waits in
+ * sb_cuda_comm_sendrecv while the interior ticks, enqueued first, run. */
 int cu_phase(lmc *m, tick_args a, int phase)
 {
     cuda_state *st = static_cast<cuda_state *>(m->dev);
@@ -198,9 +203,10 @@ int cu_phase(lmc *m, tick_args a, int phase)
     if ((rc = cu_ticks(m, a, phase, p.lo, p.hi))) return rc;
     if ((rc = sb_cuda_comm_sendrecv(st->sbuf, p.to, st->rbuf, p.from, bytes, st->comm))) return rc;
     if ((rc = cu_halo_copy(st, p, st->rbuf, false))) return rc;
+    if ((rc = cu_ticks(m, a, phase, p.edge_zl, p.edge_zl + 1, st->comm))) return rc;
     SB_CU(cudaEventRecord(st->halo_in, st->comm));
     SB_CU(cudaStreamWaitEvent(0, st->halo_in, 0));
-    return cu_ticks(m, a, phase, p.edge_zl, p.edge_zl + 1);
+    return SB_OK;
 }
 
 int cu_sweep(lmc *m, uint32_t sweep, float beta, float step)
