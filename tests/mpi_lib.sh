@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shared by mpi_test.sh (the CPU backends, in CI) and mpi_gpu_test.sh (the GPUs): a case run on
 # 1 and on RANKS ranks with its physics counters compared, and bad input expected to exit with
-# a code and leave no JSON. Sourced with SB and RANKS set.
+# a code and leave no JSON. Sourced with SB and RANKS set; MPI_TEST_ONLY=regex runs the cases
+# whose names match.
 # CI runs as root in a container: Open MPI refuses root unless told, and has no network.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
   OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
