@@ -115,7 +115,12 @@ int cu_upload(lmc *m)
     SB_CU(cudaMemset(st->acc, 0, 2 * sizeof(double)));
     if (m->halo) {
         size_t hb = 12 * (size_t)h * h * sizeof(float);
-        SB_CU(cudaStreamCreateWithFlags(&st->comm, cudaStreamNonBlocking));
+        /* the highest priority: the block scheduler dispatches the exchange's kernels (NCCL's,
+         * the edge plane's ticks) before the pending blocks of the interior ticks, which would
+         * otherwise all go first and leave the exchange at the end of the half sweep */
+        int least = 0, greatest = 0;
+        SB_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        SB_CU(cudaStreamCreateWithPriority(&st->comm, cudaStreamNonBlocking, greatest));
         SB_CU(cudaEventCreateWithFlags(&st->ready, cudaEventDisableTiming));
         SB_CU(cudaEventCreateWithFlags(&st->halo_in, cudaEventDisableTiming));
         SB_CU(cudaMalloc(&st->sbuf, hb));
@@ -200,8 +205,10 @@ int cu_phase(lmc *m, tick_args a, int phase)
     SB_CU(cudaEventRecord(st->ready, 0));
     SB_CU(cudaStreamWaitEvent(st->comm, st->ready, 0));
     if ((rc = cu_halo_copy(st, p, st->sbuf, true))) return rc;
-    if ((rc = cu_ticks(m, a, phase, p.lo, p.hi))) return rc;
+    const bool waits = !sb_cuda_comm_nccl(); /* host-staged: the host waits for the data */
+    if (waits && (rc = cu_ticks(m, a, phase, p.lo, p.hi))) return rc;
     if ((rc = sb_cuda_comm_sendrecv(st->sbuf, p.to, st->rbuf, p.from, bytes, st->comm))) return rc;
+    if (!waits && (rc = cu_ticks(m, a, phase, p.lo, p.hi))) return rc;
     if ((rc = cu_halo_copy(st, p, st->rbuf, false))) return rc;
     if ((rc = cu_ticks(m, a, phase, p.edge_zl, p.edge_zl + 1, st->comm))) return rc;
     SB_CU(cudaEventRecord(st->halo_in, st->comm));
