@@ -370,6 +370,7 @@ scaling: $(SB)
 # make plot: results/throughput.{svg,png} and results/roofline-<machine>.{svg,png}
 plot: $(SB)
 	@$(PYTHON) tools/plot.py results
+	@$(PYTHON) tools/scaling_report.py plot results
 # make report: results/REPORT.md (headline cases per machine: tools/headline_cases.txt), pictures first
 report: plot
 	@$(PYTHON) tools/report.py results

@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbresults as sr  # noqa: E402
+import scaling_report  # noqa: E402
 
 INTRO = """# scibench results
 
@@ -97,8 +98,11 @@ def main(argv):
             else sr.headline_files(f)
         md += [f"## {name}", "", sr.describe(f, files) + ".", ""]
         if mpi:
-            md += ["MPI runs (`make MPI=1`, `mpirun`): each case on 1 and on 2 ranks; the times are the slowest "
-                   "rank's.", ""]
+            md += ["MPI runs (`make scaling-mpi`): each case on 1, 2, 4, ... GPUs, one rank a GPU; the times are the "
+                   "slowest rank's. Efficiency under 50 % and a case slower on more GPUs are flagged.", "",
+                   scaling_report.table({f: scaling_report.load(results)[f]}).split("\n", 2)[2].rstrip("\n"), ""]
+            if os.path.exists(os.path.join(results, f"scaling-{name}.svg")):
+                md += [f"![parallel efficiency, {name}](scaling-{name}.svg)", ""]
         if not files:
             md += ["No headline case here.", ""]
             continue
