@@ -18,6 +18,15 @@ fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 if command -v nvcc >/dev/null; then echo "setup: CUDA objects with $(nvcc --version | tail -1)"
 else echo "setup: no nvcc found: building the CPU backends only (CUDA=0)"; fi
+# NCCL (GPU data between MPI ranks): NCCL_HOME's, the toolkit's, or else the nvidia-nccl-cu13 wheel
+if command -v nvcc >/dev/null; then
+  cuda=$(dirname "$(dirname "$(command -v nvcc)")")
+  if [ ! -e "${NCCL_HOME:-/nonexistent}/include/nccl.h" ] && [ ! -e "$cuda/include/nccl.h" ] &&
+     ! python3 -c 'import nvidia.nccl' 2>/dev/null; then
+    echo "setup: installing NCCL (the nvidia-nccl-cu13 wheel)"
+    python3 -m pip install -q nvidia-nccl-cu13 || echo "setup: NCCL not installed: MPI runs stage GPU data through host memory"
+  fi
+fi
 # One make for everything, so that -j keeps every core busy to the end: eri_brush's libint2
 # reference tool first (one long C++ file; skipped where libint2-dev is absent), the binary,
 # the tests.
