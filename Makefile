@@ -377,6 +377,7 @@ report: plot
 # make readme-tables: the tables between <!-- scibench-table: ARGS --> and <!-- /scibench-table -->
 readme-tables: $(SB)
 	@$(PYTHON) tools/readme_tables.py
+	@$(PYTHON) tools/scaling_report.py readme results
 # make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)
