@@ -1,4 +1,4 @@
-/* scibench: see `scibench help` and DESIGN.md. */
+/* scibench: see `scibench help` and docs/DESIGN.md. */
 #include "cli.h"
 #include "commands.h"
 #include "sb_mpi.h"

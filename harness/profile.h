@@ -59,7 +59,7 @@ typedef struct {
     double duration;  /* GPU: sum of the launches' durations, s */
 } sb_prof_totals;
 
-/* The ratios outside this band are flagged (DESIGN.md: a finding to explain). */
+/* The ratios outside this band are flagged (docs/DESIGN.md: a finding to explain). */
 #define SB_PROF_RATIO_LO 0.67
 #define SB_PROF_RATIO_HI 1.5
 

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Exit codes (DESIGN.md): every sb_* function returning int uses these. */
+/* Exit codes (docs/DESIGN.md): every sb_* function returning int uses these. */
 enum { SB_OK = 0, SB_EXIT_VALIDATION = 1, SB_EXIT_USAGE = 2, SB_EXIT_RUNTIME = 3 };
 
 typedef enum {

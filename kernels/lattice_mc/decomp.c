@@ -5,7 +5,7 @@
  * writes; the second half the other way round. So a slab needs its lower halo (plane
  * z0 - 1, odd) current before the first half and its upper halo (plane z0 + L/R,
  * even) before the second: one message each way per half sweep, and every tick of
- * that half reads halo values that are current (DESIGN: exactly the single-rank
+ * that half reads halo values that are current (docs/DESIGN.md: exactly the single-rank
  * trajectory, since the random numbers are keyed by global site). */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* lattice_mc validation, three layers (DESIGN.md):
+/* lattice_mc validation, three layers (docs/DESIGN.md):
  *  exact limits  - bulk energy at low T (equipartition) and high T (cumulant series),
  *  oracle        - the backend against reference.c, site by site, same seed,
  *  invariants    - energy bookkeeping and unit directors.

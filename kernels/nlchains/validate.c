@@ -1,4 +1,4 @@
-/* nlchains validation, three layers (DESIGN.md), for the benchmark's model:
+/* nlchains validation, three layers (docs/DESIGN.md), for the benchmark's model:
  *  invariants   - this run's energy (and norm / momentum); a 10^4-step energy drift;
  *                 the drift's dt^6 scaling; momentum (fput, toda) and norm (dnls);
  *  exact limits - harmonic chain: every mode energy constant; single-mode dispersion;
