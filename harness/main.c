@@ -1,6 +1,7 @@
 /* scibench: see `scibench help` and docs/DESIGN.md. */
 #include "cli.h"
 #include "commands.h"
+#include "messages.h"
 #include "sb_mpi.h"
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "messages.h"
 #include "sb.h"
 #include "sb_mpi.h"
 
@@ -84,6 +85,7 @@ void sb_mpi_init(int *argc, char ***argv)
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    sb_messages_set_rank(rank, size);
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);

@@ -95,3 +95,24 @@ int eri_path_digest_jeng(int cls, int lmin)
     const eri_class_info *c = eri_class(cls);
     return c && (!eri_class_has_code(cls) || c->la + c->lb + c->lc + c->ld >= lmin);
 }
+
+/* The J engine's flops a primitive quartet, beside the generated paths' (the same model). */
+/* Counted as in the generated code's model (eri_gen_info.h): +, -, * are 1, a multiply-add
+ * 2, the reciprocal square root ERI_GEN_FLOPS_SQRT, 1/(p+q) ERI_GEN_FLOPS_DIV. */
+double eri_je_flops_prim(int lab, int lcd)
+{
+    const int L = lab + lcd, nb = ERI_NHERM(lab), nk = ERI_NHERM(lcd);
+    double f = 1 + ERI_GEN_FLOPS_SQRT + ERI_GEN_FLOPS_DIV; /* p+q, spq, ipq */
+    f += 2 + 2 + 3 + 6 + ERI_GEN_FLOPS_BOYS(L) + 1;      /* alpha, s, P-Q, T, Boys, -2 alpha */
+    f += 2.0 * (L + 1);                                  /* a2^n F_n */
+    for (int n = L - 1; n >= 0; n--)                     /* R: X R + (t-1) R */
+        for (int k = L - n; k >= 1; k--)
+            for (int t = k; t >= 0; t--)
+                for (int u = k - t; u >= 0; u--) {
+                    const int c = t > 0 ? t : u > 0 ? u : k - t - u;
+                    f += c > 1 ? 3 : 1;
+                }
+    f += 2.0 * nb * nk + 2.0 * nb; /* W: multiply-adds, then s w into W */
+    f += 2.0 * nb * nk + 2.0 * nk; /* V (P != Q; counted always), then f_ab s V */
+    return f;
+}
