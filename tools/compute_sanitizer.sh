@@ -31,8 +31,13 @@ while [ $# -gt 0 ]; do
     *) echo "compute_sanitizer: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
     esac
 done
-export PATH=/usr/local/cuda/bin:$PWD/.devdeps/usr/bin:$PATH
-export LD_LIBRARY_PATH=$PWD/.devdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+export PATH=/usr/local/cuda/bin:$PATH
+# RUNTIME_PREFIX: a folder with usr/bin and usr/lib/x86_64-linux-gnu of the runtime libraries
+# the build needs, where the host lacks them
+if [ -n "${RUNTIME_PREFIX:-}" ]; then
+  export PATH=$RUNTIME_PREFIX/usr/bin:$PATH
+  export LD_LIBRARY_PATH=$RUNTIME_PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
 sb=$build/scibench
 if [ $only_sum = 1 ]; then
     [ -n "$out" ] || { echo "compute_sanitizer: --summarise needs --out OUTDIR (the folder of compute-sanitizer-logs/)" >&2; exit 2; }

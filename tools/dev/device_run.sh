@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (the `device` tool), over builds made on the dev machine:
-# GPU tests, the hardware report, each kernel's benchmark matrix, a hyperfine
-# comparison of the backends and a CPU thread-scaling sweep. Everything lands in
-# $OUT: log.txt and results.tgz (results/<machine>[-avx512]/... as committed).
+# On a GPU host, over builds made elsewhere (build/ with its tests, and optionally
+# build-avx512/): GPU tests, the hardware report, each kernel's benchmark matrix, a hyperfine
+# comparison of the backends and a CPU thread-scaling sweep. Everything lands in $OUT:
+# log.txt and results.tgz (results/<machine>[-avx512]/... as committed).
 # Prepare: make tests && make AVX512=1 BUILD=build-avx512 build-avx512/scibench
-#          && ../shared/tools/device-deps.sh libgomp1 libcmocka0
-# Call:    carry [".devdeps", "build", "build-avx512"]; bash tools/device_run.sh [KERNEL ...]
-#          GPU_TESTS=regex picks the GPU test binaries (default: all)
+# Run:     bash tools/dev/device_run.sh [KERNEL ...]   (from the repository root)
+# Env:     GPU_TESTS=regex picks the GPU test binaries (default: all); RUNTIME_PREFIX, a folder
+#          with usr/bin and usr/lib/x86_64-linux-gnu of the runtime libraries the builds need
+#          where the host lacks them (put first on PATH and LD_LIBRARY_PATH)
 set -u
 kernels=${*:-lattice_mc}
 out=${OUT:-/tmp/sb_out}
-export PATH=$PWD/.devdeps/usr/bin:$PATH
-export LD_LIBRARY_PATH=$PWD/.devdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+if [ -n "${RUNTIME_PREFIX:-}" ]; then
+  export PATH=$RUNTIME_PREFIX/usr/bin:$PATH
+  export LD_LIBRARY_PATH=$RUNTIME_PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
 # Thread placement moves the CPU's FMA peak by ~30% on this VM: pin, and record it.
 export OMP_PROC_BIND=close OMP_PLACES=cores
 sb=build/scibench
@@ -106,8 +109,8 @@ nlchains)
   run $sb "$res" reference 1024 .copies-64 --reps 3 --param copies=64
   ;;
 dnls-callbacks) # nlchains dnls: cuFFT store callbacks against the four passes (built here: static cuFFT)
-  bash tools/dnls_callbacks/run.sh "$out/dnls_cb" | tee "$out/dnls_cb.txt" || fail=1
-  as_md "nlchains dnls: cuFFT store callbacks against the four passes" "tools/dnls_callbacks/run.sh" "$out/dnls_cb.txt" >"$res/nlchains.dnls-callbacks.md"
+  bash tools/dev/dnls_callbacks/run.sh "$out/dnls_cb" | tee "$out/dnls_cb.txt" || fail=1
+  as_md "nlchains dnls: cuFFT store callbacks against the four passes" "tools/dev/dnls_callbacks/run.sh" "$out/dnls_cb.txt" >"$res/nlchains.dnls-callbacks.md"
   ;;
 fullerene_ff)
   echo "== fullerene_ff: isomer counts vs OEIS A007894 (ff_enumerate, all cores)"

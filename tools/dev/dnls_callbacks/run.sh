@@ -2,9 +2,9 @@
 # Builds bench.cu on the GPU machine (static cuFFT for the legacy callbacks, the LTO
 # callbacks as a fatbin; cuFFT's JIT needs nvJitLink: the static one, else the shared one)
 # and runs it at N = 1024 (C = 8192), N = 64 and N = 8192 (~8.4M sites each).
-# Run from the repository root: bash tools/dnls_callbacks/run.sh [OUTDIR]
+# Run from the repository root: bash tools/dev/dnls_callbacks/run.sh [OUTDIR]
 set -u
-d=tools/dnls_callbacks o=${1:-/tmp/dnls_cb}
+d=tools/dev/dnls_callbacks o=${1:-/tmp/dnls_cb}
 mkdir -p "$o"
 NV="nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Werror all-warnings"
 $NV -rdc=true -fatbin -gencode arch=compute_90,code=lto_90 -o "$o/lto.fatbin" $d/lto.cu || exit 1

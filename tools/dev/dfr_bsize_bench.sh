@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dfratom_scf job=bsize on the GPU machine: the basis-size workflow's timings and results.
-# Usage: bash tools/dfr_bsize_bench.sh RESULTS_DIR PART [PART ...]
+# Usage: bash tools/dev/dfr_bsize_bench.sh RESULTS_DIR PART [PART ...]
 #   compare  Xe Dirac, a shortened workflow (start s(1:M) p(1:M) d(1:M), M = BZ_XE_M, the first
 #            BZ_STEPS steps, BZ_EVALS NEWUOA evaluations a candidate): the batched engine (4 padding
 #            groups side by side, the default, then one after another), then the same workflow one

@@ -5,10 +5,10 @@
 # rounds), measured DRAM B/update, the fused slab used, validation, and lattice_checksum
 # (every variant runs the same trajectory: the checksums must be equal).
 # Builds nothing: runs $SB (default build/scibench) as built.
-# Usage: tools/lmc_variants.sh [SIZE [ROUNDS [VARIANT ...]]]
+# Usage: tools/dev/lmc_variants.sh [SIZE [ROUNDS [VARIANT ...]]]
 #   SIZE default 256, ROUNDS default 3 (0: the profile runs alone); a VARIANT is a comma-separated
 #   --param list or 'off';
-#   default variants: off fuse=slab fuse=slab_l2. Example: tools/lmc_variants.sh 256 3 off fuse=slab,slab=1
+#   default variants: off fuse=slab fuse=slab_l2. Example: tools/dev/lmc_variants.sh 256 3 off fuse=slab,slab=1
 # Env: REPS (default 10), PROFILE=0 skips the profile runs, OUT (default /tmp/lmc_variants): one JSON
 #   per run and log.txt land there.
 set -u

@@ -3,11 +3,11 @@
 # compiler's children such as cicc and ptxas included) and peak memory of each compiler
 # call, the top N by CPU time, and the build's own wall and CPU time. Builds from scratch
 # into a scratch directory, so the working build/ is left alone.
-# Usage: tools/compile_times.sh [N [JOBS [make arguments...]]]   (defaults 10 and nproc)
-# e.g.  tools/compile_times.sh 10 2 CUDA=0
+# Usage: tools/dev/compile_times.sh [N [JOBS [make arguments...]]]   (defaults 10 and nproc)
+# e.g.  tools/dev/compile_times.sh 10 2 CUDA=0
 # Environment: TIMES_BUILD (default build-times; removed first), CUDA_HOME as the Makefile's.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 top=${1:-10}
 jobs=${2:-$(nproc)}
 shift $(($# < 2 ? $# : 2))

@@ -2,7 +2,7 @@
 // same kernels profiled by Nsight Compute's CLI (which --profile uses): a copy kernel of
 // known traffic launched N times, each launch its own range (auto range, kernel replay),
 // DRAM bytes and achieved occupancy read back per launch.
-//   nvcc -O2 -std=c++17 -arch=sm_90 tools/cupti_copy_probe.cu -o build/tools/cupti_copy_probe -lcupti
+//   nvcc -O2 -std=c++17 -arch=sm_90 tools/dev/cupti_copy_probe.cu -o build/tools/cupti_copy_probe -lcupti
 //   build/tools/cupti_copy_probe [MiB per copy, default 512] [launches, default 8] [plain]
 // "plain" runs the launches without CUPTI (the baseline, and what ncu profiles:
 //   ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum build/tools/cupti_copy_probe 512 8 plain).
