@@ -228,7 +228,8 @@ void sb_cli_help(FILE *out)
           "  --format F      table (default), markdown, csv, json\n"
           "  --normalise N   none (default): items/s; peak: % of roofline on each file's machine\n"
           "                  (measured peak bandwidth and FMA rate), to compare across hardware\n"
-          "  cases match on kernel, backend, size, params and seed; a case on one side only is listed.\n"
+          "  cases match on kernel, backend, size, params and seed; a case on one side only is listed;\n"
+          "  no case in common is a usage error (exit 2).\n"
           "  A validation change: PASS -> FAIL, a check gone, a check value moved beyond its own\n"
           "  tolerance, or a stored verdict its own numbers contradict.\n"
           "\n"
@@ -241,6 +242,7 @@ void sb_cli_help(FILE *out)
           "exit codes\n"
           "  0  ran and validation passed      2  usage error or backend unavailable\n"
           "  1  validation failed              3  runtime error\n"
-          "  compare: 0 no regression, 1 a regression or a validation change, 2 usage\n",
+          "  compare: 0 no regression, 1 a regression or a validation change, 2 usage (also: no case\n"
+          "  in common)\n",
           out);
 }

@@ -548,6 +548,15 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     }
     for (int j = 0; !rc && j < set[1].n; j++)
         if (sb_rset_find(&set[0], set[1].row[j].key) < 0) ls[n++].r[1] = &set[1].row[j];
+    int common = 0;
+    for (int i = 0; !rc && i < n; i++) common += ls[i].r[0] && ls[i].r[1];
+    /* a gate that compared nothing must not pass */
+    if (!rc && !common) {
+        sb_error("OLD %s (%d case%s) and NEW %s (%d case%s) have no case in common: nothing compared; cases match "
+                 "on kernel, backend, size, params, seed and ranks",
+                 o.path[0], set[0].n, set[0].n == 1 ? "" : "s", o.path[1], set[1].n, set[1].n == 1 ? "" : "s");
+        rc = SB_EXIT_USAGE;
+    }
     if (!rc) {
         for (int i = 0; i < n; i++) analyse(&ls[i], &o);
         qsort(ls, (size_t)n, sizeof *ls, cmp_line);

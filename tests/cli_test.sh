@@ -243,6 +243,9 @@ doctor other_size.json 'b[4]["size"] = 16'
 expect_usage "field \"size\" is the integer 16, but the integer ${ci:-8} in benchmarks[0]" compare "$work/r3.json" "$work/other_size.json"
 doctor name_newline.json 'b[0]["name"] = "two\nlines"'
 expect_usage "benchmarks[0] (\"two?lines\"): field \"name\" does not match" compare "$work/r3.json" "$work/name_newline.json"
+# no case in common (another seed): exit 2, one line, not an OK verdict on nothing
+doctor other_seed.json 'for e in b: e["seed"] = 2'
+expect_usage "have no case in common: nothing compared" compare "$work/r3.json" "$work/other_seed.json"
 doctor split.json 'b[1]["validation"]["passed"] = False'
 run_sb compare "$work/r3.json" "$work/split.json"
 case "$rc:$out" in

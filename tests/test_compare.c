@@ -228,7 +228,21 @@ static void test_default_params(void **state)
     doctor(at("base.json"), at("lmc_new.json"), as_lattice_mc, 1);
     doctor(at("base.json"), at("lmc_T.json"), as_lattice_mc, 2);
     expect(compare(at("lmc_old.json"), at("lmc_new.json"), NULL, NULL, NULL, NULL), 0, "1 compared, 0 regressions");
-    expect(compare(at("lmc_old.json"), at("lmc_T.json"), NULL, NULL, NULL, NULL), 0, "0 compared");
+    /* no case in common: a gate that compared nothing fails as a usage error, and prints nothing */
+    expect(compare(at("lmc_old.json"), at("lmc_T.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+}
+
+/* Two folders with no case in common: exit 2, not an OK verdict on nothing. */
+static void test_nothing_in_common(void **state)
+{
+    (void)state;
+    mkdir(at("disjoint"), 0755);
+    doctor(at("raw_small.json"), at("disjoint/small.json"), NULL, 0);
+    expect(compare(at("base.json"), at("disjoint"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    expect(compare(at("disjoint"), at("base.json"), "--format", "json", NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
 }
 
 static void test_throughput(void **state)
@@ -564,7 +578,7 @@ static void test_ci_baseline_doctored(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
     };
