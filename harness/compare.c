@@ -22,6 +22,7 @@ typedef struct {
     char label[256];
     double v[2], ratio, noise;
     int regression, faster, validation_changed, still_failing, no_metric;
+    int other_machine; /* the sides ran on different machines and the metric is items/s: no speed verdict */
     char *notes; /* '\n'-separated */
 } line;
 
@@ -180,6 +181,16 @@ static void compare_validation(line *l)
             note(l, "new check '%s' (%s)", n->check[i].name, n->check[i].pass ? "PASS" : "FAIL");
 }
 
+/* Different machines: the recorded machine class differs (context.machine, what `scibench
+ * machine` prints), or, within one class, the model of the hardware the backend ran on (the GPU
+ * for cuda, the CPU otherwise). A side that records neither (other Google Benchmark output) is
+ * not told apart. */
+static int different_machines(const sb_rrow *a, const sb_rrow *b)
+{
+    if (strcmp(a->machine, "?") && strcmp(b->machine, "?") && strcmp(a->machine, b->machine)) return 1;
+    return a->device[0] && b->device[0] && strcmp(a->device, b->device);
+}
+
 static double metric(const sb_rrow *r, int normalise)
 {
     return normalise ? 100.0 * r->ips / sb_rrow_roofline(r) : r->ips;
@@ -195,6 +206,8 @@ static void analyse(line *l, const options *o)
         l->no_metric = 1;
         note(l, o->normalise ? "no measured peak or byte/flop model in a file: cannot normalise"
                              : "no items_per_second on a side");
+    } else if (!o->normalise && different_machines(l->r[0], l->r[1])) {
+        l->other_machine = 1; /* a slower machine is no regression of the code */
     } else {
         l->regression = l->ratio < 1 - o->threshold - l->noise;
         l->faster = l->ratio > 1 + o->threshold + l->noise;
@@ -279,6 +292,7 @@ static const char *verdict(const line *l)
     if (l->regression) return "REGRESSION";
     if (l->still_failing) return "still failing";
     if (l->no_metric) return "no metric";
+    if (l->other_machine) return "other machine";
     return l->faster ? "faster" : "ok";
 }
 
@@ -324,12 +338,12 @@ static void side_summary(const line *ls, int n, int side, int commits, char *out
 }
 
 typedef struct {
-    int compared, regressions, changes, only[2];
+    int compared, regressions, changes, only[2], other_machine;
 } summary;
 
 static summary summarise(const line *ls, int n)
 {
-    summary s = {0, 0, 0, {0, 0}};
+    summary s = {0, 0, 0, {0, 0}, 0};
     for (int i = 0; i < n; i++) {
         if (!ls[i].r[0] || !ls[i].r[1]) {
             s.only[ls[i].r[0] ? 0 : 1]++;
@@ -338,8 +352,43 @@ static summary summarise(const line *ls, int n)
         s.compared++;
         s.regressions += ls[i].regression;
         s.changes += ls[i].validation_changed;
+        s.other_machine += ls[i].other_machine;
     }
     return s;
+}
+
+static void machine_text(const sb_rrow *r, char *buf, size_t n)
+{
+    if (r->device[0])
+        snprintf(buf, n, "%s (%s)", r->machine, r->device);
+    else
+        snprintf(buf, n, "%s", r->machine);
+}
+
+/* One line naming the machines of the rows left without a speed verdict, and how to compare
+ * them; "" when there are none. */
+static void machines_line(const line *ls, int n, char *out, size_t size)
+{
+    size_t len = 0;
+    int pairs = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (!ls[i].other_machine) continue;
+        char a[200], b[200], pair[420];
+        machine_text(ls[i].r[0], a, sizeof a);
+        machine_text(ls[i].r[1], b, sizeof b);
+        snprintf(pair, sizeof pair, "OLD %s vs NEW %s", a, b);
+        if (strstr(out, pair)) continue;
+        if (pairs++ == 4) {
+            len += (size_t)snprintf(out + len, size - len, "; ...");
+            break;
+        }
+        len += (size_t)snprintf(out + len, size - len, "%s%s", len ? "; " : "machines differ: ", pair);
+        if (len >= size) break;
+    }
+    if (out[0] && len < size)
+        snprintf(out + len, size - len, ". items/s of different machines is no regression verdict; compare them "
+                                        "with --normalise peak (%% of each machine's roofline)");
 }
 
 static void print_header(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
@@ -360,6 +409,9 @@ static void print_header(FILE *out, const options *o, const line *ls, int n, con
         fprintf(out, "metric: items/s at the median repetition time%s", nl);
     fprintf(out, "rule: REGRESSION when new/old < 1 - %.2f - noise; noise = sqrt(a^2 + b^2), a and b each side's "
                  "3 MAD/median of its repetitions%s", o->threshold, nl);
+    char mline[2048];
+    machines_line(ls, n, mline, sizeof mline);
+    if (mline[0]) fprintf(out, "%s%s", mline, nl);
     if (md) fputs("\n", out);
 }
 
@@ -382,9 +434,11 @@ static void print_notes(FILE *out, const line *ls, int n, int md)
 
 static void print_verdict(FILE *out, summary s, int md)
 {
-    fprintf(out, "\n%sverdict: %s%s  %d compared, %d regression%s, %d validation change%s, %d only in OLD, %d only in NEW\n",
+    fprintf(out, "\n%sverdict: %s%s  %d compared, %d regression%s, %d validation change%s, %d only in OLD, %d only in NEW",
             md ? "**" : "", s.regressions || s.changes ? "FAIL" : "OK", md ? "**" : "", s.compared, s.regressions,
             s.regressions == 1 ? "" : "s", s.changes, s.changes == 1 ? "" : "s", s.only[0], s.only[1]);
+    if (s.other_machine) fprintf(out, ", %d on other machines (no speed verdict)", s.other_machine);
+    fputc('\n', out);
 }
 
 /* --profile's measured DRAM bytes per item, "old->new" (a side without a profile: "-"). */
@@ -524,6 +578,10 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
                              "summary", "compared", s.compared, "regressions", s.regressions, "validation_changes",
                              s.changes, "only_old", s.only[0], "only_new", s.only[1], "verdict",
                              s.regressions || s.changes ? "fail" : "ok");
+    char mline[2048];
+    machines_line(ls, n, mline, sizeof mline);
+    json_object_set_new(json_object_get(root, "summary"), "other_machine", json_integer(s.other_machine));
+    json_object_set_new(root, "machines", mline[0] ? json_string(mline) : json_null());
     json_dumpf(root, out, JSON_INDENT(2));
     fputc('\n', out);
     json_decref(root);

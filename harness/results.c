@@ -99,11 +99,16 @@ static void read_validation(json_t *v, sb_rrow *r)
     }
 }
 
-static void read_context(json_t *ctx, sb_rrow *r)
+static void read_context(json_t *ctx, sb_rrow *r, const char *backend)
 {
     json_t *peaks = json_object_get(ctx, "peaks"), *v;
     const char *k;
     snprintf(r->machine, sizeof r->machine, "%s", jstr(ctx, "machine", "?"));
+    const char *dev = backend && !strcmp(backend, "cuda") ? jstr(json_object_get(ctx, "gpu"), "name", "")
+                                                          : jstr(json_object_get(ctx, "cpu"), "model", "");
+    while (*dev == ' ') dev++;
+    snprintf(r->device, sizeof r->device, "%s", dev);
+    for (size_t n = strlen(r->device); n > 0 && r->device[n - 1] == ' ';) r->device[--n] = '\0';
     snprintf(r->commit, sizeof r->commit, "%s", jstr(ctx, "git_commit", "?"));
     r->peak_bw = r->peak_fp32 = r->peak_fp64 = NAN;
     json_object_foreach(peaks, k, v)
@@ -144,7 +149,7 @@ static void finish_group(group *g, json_t *ctx)
     json_t *b = g->median ? g->median : g->first;
     const char *kernel = jstr(b, "kernel", NULL), *backend = jstr(b, "backend", NULL);
     json_t *seed = json_object_get(b, "seed");
-    read_context(ctx, r);
+    read_context(ctx, r, backend);
     r->size = json_is_integer(json_object_get(b, "size")) ? (int)json_integer_value(json_object_get(b, "size")) : -1;
     if (json_is_integer(seed))
         snprintf(r->seed, sizeof r->seed, "%lld", (long long)json_integer_value(seed));

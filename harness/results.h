@@ -27,6 +27,7 @@ typedef struct {
     char run_name[160];
     const char *file;    /* owned by the set */
     char machine[64], commit[48];
+    char device[128];    /* the model the backend ran on: GPU name (cuda), CPU model (others); "" unknown */
     double ips, ips_lo, ips_hi; /* items/s at the median, slowest and fastest; NaN unknown */
     double mad;          /* median absolute deviation of the repetitions' items/s; NaN: < 3 of them */
     double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */

@@ -379,6 +379,41 @@ static void test_normalise(void **state)
     expect(compare(at("base.json"), at("slow_same_machine.json"), "--normalize=peak", NULL, NULL, NULL), 1, "REGRESSION");
 }
 
+/* The file ran on another machine: x = 0 another machine class and CPU, 1 the same class with
+ * another CPU model; its rates times 0.5 (a slower machine). */
+static void other_machine(json_t *root, double x)
+{
+    json_t *ctx = json_object_get(root, "context");
+    if (x == 0) json_object_set_new(ctx, "machine", json_string("cpu-64core"));
+    json_object_set_new(json_object_get(ctx, "cpu"), "model", json_string("Other CPU 9000"));
+    machine_speed(root, 0.5);
+}
+
+/* Without --normalise peak, items/s of two machines gets no speed verdict: one line names the
+ * machines and the way to compare them; a validation change still fails. */
+static void test_other_machine(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("other_class.json"), other_machine, 0);
+    doctor(at("raw.json"), at("other_cpu.json"), other_machine, 1);
+    expect(compare(at("base.json"), at("other_class.json"), NULL, NULL, NULL, NULL), 0, "other machine");
+    assert_null(strstr(out, "REGRESSION\n"));
+    assert_non_null(strstr(out, "verdict: OK"));
+    assert_non_null(strstr(out, "machines differ: OLD "));
+    assert_non_null(strstr(out, " vs NEW cpu-64core (Other CPU 9000)"));
+    assert_non_null(strstr(out, "compare them with --normalise peak"));
+    assert_non_null(strstr(out, "1 on other machines (no speed verdict)"));
+    expect(compare(at("base.json"), at("other_cpu.json"), NULL, NULL, NULL, NULL), 0, "(Other CPU 9000)");
+    expect(compare(at("base.json"), at("other_cpu.json"), "--format", "csv", NULL, NULL), 0, "\"other machine\"");
+    expect(compare(at("base.json"), at("other_cpu.json"), "--format", "json", NULL, NULL), 0, "\"other_machine\": 1");
+    /* normalised: the machines' peaks taken out (both halved), the same % of roofline */
+    expect(compare(at("base.json"), at("other_class.json"), "--normalise", "peak", NULL, NULL), 0, "ok");
+    assert_null(strstr(out, "machines differ"));
+    /* a validation change on another machine is still one */
+    doctor(at("failed.json"), at("failed_other.json"), other_machine, 0);
+    expect(compare(at("base.json"), at("failed_other.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+}
+
 static int csv_fields(const char *line)
 {
     int n = 1, quoted = 0;
@@ -579,7 +614,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine),  cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
