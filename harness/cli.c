@@ -236,6 +236,9 @@ void sb_cli_help(FILE *out)
           "  no case in common is a usage error (exit 2).\n"
           "  A validation change: PASS -> FAIL, a check gone, a check value moved beyond its own\n"
           "  tolerance, or a stored verdict its own numbers contradict.\n"
+          "  Other Google Benchmark JSON: an entry without items_per_second is compared by its\n"
+          "  real_time (lower is better); one with error_occurred fails in NEW (exit 1); Complexity()\n"
+          "  fits (BigO, RMS) are listed and skipped.\n"
           "\n"
           "units\n"
           "  time per repetition in ms (median, min, max; CUDA events on GPU, monotonic clock on CPU);\n"
@@ -246,7 +249,7 @@ void sb_cli_help(FILE *out)
           "exit codes\n"
           "  0  ran and validation passed      2  usage error or backend unavailable\n"
           "  1  validation failed              3  runtime error\n"
-          "  compare: 0 no regression, 1 a regression or a validation change, 2 usage (also: no case\n"
-          "  in common)\n",
+          "  compare: 0 no regression, 1 a regression, a validation change or a benchmark error in\n"
+          "  NEW, 2 usage (also: no case in common)\n",
           out);
 }

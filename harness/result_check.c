@@ -266,20 +266,34 @@ static int check_entry(const where *w, json_t *b, int *sci)
         return SB_EXIT_USAGE;
     }
     if ((rc = field(w, b, "name", NULL, T_STRING, 1)) || (rc = field(w, b, "run_name", NULL, T_STRING, 0)) ||
-        (rc = field(w, b, "run_type", NULL, T_STRING, 0)) || (rc = field(w, b, "aggregate_name", NULL, T_STRING, 0)) ||
-        (rc = field(w, b, "real_time", NULL, T_NUMBER, 1)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 1)) ||
-        (rc = field(w, b, "items_per_second", NULL, T_NUMBER, 1)) || (rc = nonnegative(w, b, "real_time")) ||
-        (rc = nonnegative(w, b, "items_per_second")))
+        (rc = field(w, b, "run_type", NULL, T_STRING, 0)) || (rc = field(w, b, "aggregate_name", NULL, T_STRING, 0)))
         return rc;
-    if (!unit_seconds(str(b, "time_unit")))
-        return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
     if (json_object_get(b, "run_type") && !one_of(str(b, "run_type"), run_types))
         return bad(w, "run_type", "is \"%.40s\"; expected iteration or aggregate", str(b, "run_type"));
-    for (int k = 0; optional_rates[k]; k++)
-        if ((rc = field(w, b, optional_rates[k], NULL, T_NUMBER_OR_NULL, 0))) return rc;
     /* any one of scibench's own fields makes it a scibench entry, held to all of them */
     static const char *const own[] = {"kernel", "backend", "size", "seed", "params", "item", "validation", NULL};
     for (int k = 0; own[k] && !*sci; k++) *sci = json_object_get(b, own[k]) != NULL;
+    /* Google Benchmark's Complexity() fits carry coefficients, not times */
+    static const char *const fits[] = {"BigO", "RMS", NULL};
+    if (!*sci && one_of(str(b, "aggregate_name"), fits)) {
+        if ((rc = field(w, b, "big_o", NULL, T_STRING, 0)) || (rc = field(w, b, "rms", NULL, T_NUMBER, 0)) ||
+            (rc = field(w, b, "cpu_coefficient", NULL, T_NUMBER, 0)) ||
+            (rc = field(w, b, "real_coefficient", NULL, T_NUMBER, 0)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 0)))
+            return rc;
+        if (json_object_get(b, "time_unit") && !unit_seconds(str(b, "time_unit")))
+            return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
+        return SB_OK;
+    }
+    /* items/s is scibench's measure; other Google Benchmark entries may have only their time */
+    if ((rc = field(w, b, "real_time", NULL, T_NUMBER, 1)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 1)) ||
+        (rc = field(w, b, "items_per_second", NULL, T_NUMBER, *sci)) || (rc = nonnegative(w, b, "real_time")) ||
+        (rc = nonnegative(w, b, "items_per_second")) || (rc = field(w, b, "error_occurred", NULL, T_BOOL, 0)) ||
+        (rc = field(w, b, "error_message", NULL, T_STRING, 0)))
+        return rc;
+    if (!unit_seconds(str(b, "time_unit")))
+        return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
+    for (int k = 0; optional_rates[k]; k++)
+        if ((rc = field(w, b, optional_rates[k], NULL, T_NUMBER_OR_NULL, 0))) return rc;
     return *sci ? check_scibench(w, b) : SB_OK;
 }
 

@@ -138,10 +138,39 @@ static void read_profile(json_t *p, sb_rrow *r)
 typedef struct {
     sb_rrow row;
     json_t *first, *median, *min, *max;
-    int nit;
+    int nit, nt;
     double *it; /* items/s of the iteration entries */
+    double *t;  /* their real_time in seconds */
     int npass, nfail, self_split; /* entries' validation verdicts (sb_entry_verdict) */
 } group;
+
+/* Seconds per unit of time_unit; NaN for an unknown unit. */
+static double unit_seconds(const char *u)
+{
+    return !strcmp(u, "ns") ? 1e-9 : !strcmp(u, "us") ? 1e-6 : !strcmp(u, "ms") ? 1e-3 : !strcmp(u, "s") ? 1.0 : NAN;
+}
+
+static double entry_seconds(json_t *b) { return jnum(b, "real_time") * unit_seconds(jstr(b, "time_unit", "")); }
+
+/* Google Benchmark's Complexity() entries: a fit over the family's sizes, not a timing. */
+static int complexity_entry(json_t *b)
+{
+    const char *agg = jstr(b, "aggregate_name", "");
+    return !strcmp(agg, "BigO") || !strcmp(agg, "RMS");
+}
+
+/* Median and MAD of n sorted values (MAD NaN below 3). */
+static void median_mad(const double *v, int n, double *med, double *mad)
+{
+    *med = n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
+    *mad = NAN;
+    double *dev = n >= 3 ? malloc((size_t)n * sizeof *dev) : NULL;
+    if (!dev) return;
+    for (int i = 0; i < n; i++) dev[i] = fabs(v[i] - *med);
+    qsort(dev, (size_t)n, sizeof *dev, cmp_dbl);
+    *mad = (dev[(n - 1) / 2] + dev[n / 2]) / 2;
+    free(dev);
+}
 
 static void finish_group(group *g, json_t *ctx)
 {
@@ -178,24 +207,19 @@ static void finish_group(group *g, json_t *ctx)
         snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, keyp, r->seed, rk);
     } else { /* a plain Google Benchmark entry: its name is all we have */
         snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
-        snprintf(r->key, sizeof r->key, "%s", r->run_name);
+        snprintf(r->key, sizeof r->key, "%s%s", r->run_name, r->complexity ? "|complexity" : "");
     }
+    double med;
     if (g->nit) qsort(g->it, (size_t)g->nit, sizeof *g->it, cmp_dbl);
-    r->mad = NAN;
-    if (g->nit >= 3) {
-        double med = (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2, *dev = malloc((size_t)g->nit * sizeof *dev);
-        if (dev) {
-            for (int i = 0; i < g->nit; i++) dev[i] = fabs(g->it[i] - med);
-            qsort(dev, (size_t)g->nit, sizeof *dev, cmp_dbl);
-            r->mad = (dev[(g->nit - 1) / 2] + dev[g->nit / 2]) / 2;
-            free(dev);
-        }
-    }
-    r->ips = g->median ? jnum(g->median, "items_per_second")
-             : g->nit  ? (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2
-                       : NAN;
+    median_mad(g->it, g->nit, &med, &r->mad);
+    r->ips = g->median ? jnum(g->median, "items_per_second") : med;
     r->ips_lo = g->min ? jnum(g->min, "items_per_second") : g->nit ? g->it[0] : r->ips;
     r->ips_hi = g->max ? jnum(g->max, "items_per_second") : g->nit ? g->it[g->nit - 1] : r->ips;
+    if (g->nt) qsort(g->t, (size_t)g->nt, sizeof *g->t, cmp_dbl);
+    median_mad(g->t, g->nt, &med, &r->time_mad);
+    r->time_s = g->median ? entry_seconds(g->median) : med;
+    r->time_lo = g->min ? entry_seconds(g->min) : g->nt ? g->t[0] : r->time_s;
+    r->time_hi = g->max ? entry_seconds(g->max) : g->nt ? g->t[g->nt - 1] : r->time_s;
     r->bps = jnum(b, "bytes_per_second");
     r->fps = jnum(b, "flops_per_second");
     r->pct_bw = jnum(b, "percent_peak_bandwidth");
@@ -218,6 +242,7 @@ static void finish_group(group *g, json_t *ctx)
     r->verdict_split = (g->npass && g->nfail) || g->self_split;
     if (r->verdict_split) r->passed = 0;
     free(g->it);
+    free(g->t);
 }
 
 static int add_row(sb_rset *s, const sb_rrow *r)
@@ -267,13 +292,26 @@ static int load_file(const char *path, int unique, sb_rset *s)
     json_array_foreach(benchmarks, i, b)
     {
         const char *run = jstr(b, "run_name", jstr(b, "name", "?")), *agg = jstr(b, "aggregate_name", "");
-        int k = 0;
-        while (k < ng && strcmp(g[k].row.run_name, run)) k++;
+        int cx = complexity_entry(b), k = 0;
+        while (k < ng && (strcmp(g[k].row.run_name, run) || g[k].row.complexity != cx)) k++;
         if (k == ng) {
             ng++;
             snprintf(g[k].row.run_name, sizeof g[k].row.run_name, "%s", run);
             g[k].row.file = file;
+            g[k].row.complexity = cx;
             g[k].first = b;
+        }
+        if (cx) { /* "BM_Sort_BigO (NlgN), BM_Sort_RMS" */
+            sb_rrow *r = &g[k].row;
+            size_t len = strlen(r->complexity_text);
+            const char *bigo = jstr(b, "big_o", NULL);
+            snprintf(r->complexity_text + len, sizeof r->complexity_text - len, "%s%s%s%s%s", len ? ", " : "",
+                     jstr(b, "name", "?"), bigo ? " (O(" : "", bigo ? bigo : "", bigo ? "))" : "");
+            continue;
+        }
+        if (json_is_true(json_object_get(b, "error_occurred")) && !g[k].row.error) {
+            g[k].row.error = 1;
+            snprintf(g[k].row.error_msg, sizeof g[k].row.error_msg, "%s", jstr(b, "error_message", "no message"));
         }
         int split, verdict = sb_entry_verdict(b, &split);
         g[k].npass += verdict == 1;
@@ -283,9 +321,15 @@ static int load_file(const char *path, int unique, sb_rset *s)
             if (!strcmp(agg, "median")) g[k].median = b;
             if (!strcmp(agg, "min")) g[k].min = b;
             if (!strcmp(agg, "max")) g[k].max = b;
-        } else if (isfinite(jnum(b, "items_per_second"))) {
+            continue;
+        }
+        if (isfinite(jnum(b, "items_per_second"))) {
             double *it = realloc(g[k].it, (size_t)(g[k].nit + 1) * sizeof *it);
             if (it) (g[k].it = it)[g[k].nit++] = jnum(b, "items_per_second");
+        }
+        if (isfinite(entry_seconds(b)) && !json_is_true(json_object_get(b, "error_occurred"))) {
+            double *t = realloc(g[k].t, (size_t)(g[k].nt + 1) * sizeof *t);
+            if (t) (g[k].t = t)[g[k].nt++] = entry_seconds(b);
         }
     }
     for (int k = 0; k < ng; k++) {
@@ -418,5 +462,11 @@ double sb_rrow_roofline(const sb_rrow *r)
 double sb_rrow_noise(const sb_rrow *r)
 {
     double s = isfinite(r->mad) ? 3 * r->mad / r->ips : (r->ips_hi - r->ips_lo) / (2 * r->ips);
+    return isfinite(s) && s > 0 ? s : 0;
+}
+
+double sb_rrow_time_noise(const sb_rrow *r)
+{
+    double s = isfinite(r->time_mad) ? 3 * r->time_mad / r->time_s : (r->time_hi - r->time_lo) / (2 * r->time_s);
     return isfinite(s) && s > 0 ? s : 0;
 }

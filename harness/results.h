@@ -30,6 +30,13 @@ typedef struct {
     char device[128];    /* the model the backend ran on: GPU name (cuda), CPU model (others); "" unknown */
     double ips, ips_lo, ips_hi; /* items/s at the median, slowest and fastest; NaN unknown */
     double mad;          /* median absolute deviation of the repetitions' items/s; NaN: < 3 of them */
+    /* real_time in seconds (any time_unit): median, fastest, slowest, MAD of the repetitions
+     * (NaN unknown), what an entry without items_per_second is compared by */
+    double time_s, time_lo, time_hi, time_mad;
+    int error;           /* an entry reported error_occurred (Google Benchmark): the run failed */
+    char error_msg[160];
+    int complexity;      /* Complexity() fits (aggregates BigO, RMS): no timing; listed, never compared */
+    char complexity_text[160];
     double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */
     char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
@@ -69,6 +76,8 @@ double sb_rrow_roofline(const sb_rrow *r);
  * (robust to one outlier repetition), or half the min..max range with fewer
  * than 3 repetitions; 0 when unknown. */
 double sb_rrow_noise(const sb_rrow *r);
+/* The same of its real_time, for rows compared by time. */
+double sb_rrow_time_noise(const sb_rrow *r);
 
 /* Index of the row's kernel in the registry (its order in `scibench list`); the
  * registry's count for a kernel it does not know. */

@@ -34,8 +34,9 @@ static int table_load(table *t, char **paths, int npath)
         total += t->set[t->nset].n;
     }
     if (!(t->row = calloc((size_t)total + 1, sizeof *t->row))) return SB_EXIT_RUNTIME;
-    for (int s = 0; s < t->nset; s++)
-        for (int i = 0; i < t->set[s].n; i++) t->row[t->n++] = &t->set[s].row[i];
+    for (int s = 0; s < t->nset; s++) /* Complexity() fits are no case: left out */
+        for (int i = 0; i < t->set[s].n; i++)
+            if (!t->set[s].row[i].complexity) t->row[t->n++] = &t->set[s].row[i];
     return SB_OK;
 }
 
@@ -70,7 +71,7 @@ static void print_csv(FILE *out, const table *t)
           "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
           "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
           "commit,file,noise,ranks,case_params,measured_bytes_per_item,measured_bytes_ratio,measured_flops_per_item,"
-          "measured_flops_ratio,profile_tool,threads\n",
+          "measured_flops_ratio,profile_tool,threads,real_time_s,error\n",
           out);
     for (int i = 0; i < t->n; i++) {
         const sb_rrow *r = t->row[i];
@@ -110,7 +111,9 @@ static void print_csv(FILE *out, const table *t)
         csv_num(out, r->prof_flops_ratio, ",");
         csv_str(out, r->prof_tool, ",");
         if (r->threads) fprintf(out, "%d", r->threads);
-        fputs("\n", out);
+        fputs(",", out);
+        csv_num(out, r->time_s, ",");
+        csv_str(out, r->error ? r->error_msg : "", "\n");
     }
 }
 

@@ -255,6 +255,21 @@ esac
 run_sb table "$work/split.json"
 if [ "$rc" = 0 ] && printf '%s' "$out" | tail -1 | grep -q ',false,'; then ok; else bad "table split.json: exit $rc: $out"; fi
 
+# Google Benchmark's own output (tests/data): Complexity() fits skipped, time-only entries compared
+# by time, an errored entry a failure: exit 0 or 1, never 2 (usage).
+gb=$(cd "$(dirname "$0")" && pwd)/data
+run_sb compare "$gb/gbench_old.json" "$gb/gbench_new.json"
+case "$rc:$err:$out" in
+    "1::"*"FAIL (benchmark error)"*"skipped (complexity fit)"*) ok ;;
+    *) bad "compare gbench_old gbench_new: exit $rc (expected 1, no stderr): $err" ;;
+esac
+run_sb compare "$gb/gbench_old.json" "$gb/gbench_old.json"
+[ "$rc" = 0 ] && [ -z "$err" ] && ok || bad "compare gbench_old gbench_old: exit $rc (expected 0): $err"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["benchmarks"][-1]["error_occurred"] = "yes"
+json.dump(d, open(sys.argv[2], "w"))' "$gb/gbench_new.json" "$work/gb_bad_error.json"
+expect_usage "field \"error_occurred\" is the string \"yes\"; expected true or false" compare "$gb/gbench_old.json" "$work/gb_bad_error.json"
+
 # SIGINT in the middle of a run: the process ends by the signal, no JSON, no JSON.tmp.
 rm -rf "$work/run" && mkdir -p "$work/run"
 (cd "$work/run" && timeout --preserve-status -s INT 2 "$SB" run $K --size 48 --reps 100000 --quiet --json int.json \

@@ -503,6 +503,41 @@ static void test_usage(void **state)
     assert_string_equal(out, "");
 }
 
+static int table(const char *path);
+
+/* Google Benchmark's own output (tests/data/gbench_*.json, written as its JSON reporter writes
+ * them): Complexity() fits are listed and skipped, an entry without items_per_second is
+ * compared by its time, an entry that reported an error is a failure (exit 1), never a usage
+ * error. Run from the repository root (make test does). */
+static void test_google_benchmark(void **state)
+{
+    (void)state;
+    const char *old = "tests/data/gbench_old.json", *new = "tests/data/gbench_new.json";
+    expect(compare(old, new, NULL, NULL, NULL, NULL), 1, "verdict: FAIL");
+    assert_non_null(strstr(out, "BM_Alloc/4096 "));
+    assert_non_null(strstr(out, "FAIL (benchmark error)"));
+    assert_non_null(strstr(out, "NEW reported an error: mmap of 4096 MiB failed: Cannot allocate memory"));
+    assert_non_null(strstr(out, "Complexity() fit BM_Sort_BigO (O(NlgN)), BM_Sort_RMS: skipped"));
+    assert_non_null(strstr(out, "skipped (complexity fit)"));
+    /* BM_Hash/64 has no items_per_second: its median time 24.40 ns -> 31.75 ns is a regression */
+    assert_non_null(strstr(out, "24.4ns"));
+    assert_non_null(strstr(out, "31.75ns   0.769"));
+    assert_non_null(strstr(out, "1 regression,"));
+    assert_non_null(strstr(out, "BM_Sort/4096 "));
+    expect(compare(old, old, NULL, NULL, NULL, NULL), 0, "verdict: OK  5 compared");
+    expect(compare(new, new, NULL, NULL, NULL, NULL), 1, "1 benchmark error in NEW");
+    /* the error alone on the OLD side: listed, not a failure of NEW */
+    expect(compare(new, old, NULL, NULL, NULL, NULL), 0, "error in OLD");
+    expect(compare(old, new, "--format", "json", NULL, NULL), 1, "\"errors\": 1");
+    assert_non_null(strstr(out, "\"real_time_s\""));
+    expect(compare(old, new, "--format", "csv", NULL, NULL), 1, "\"real_time_s\"");
+    /* normalised: no peaks in such files, no metric; the error still fails */
+    expect(compare(old, new, "--normalise", "peak", NULL, NULL), 1, "cannot normalise");
+    assert_int_equal(table(new), 0);
+    assert_null(strstr(out, "BM_Sort,"));  /* the fit is no case of the table */
+    assert_non_null(strstr(out, ",mmap of 4096 MiB failed: Cannot allocate memory\n"));
+}
+
 /* ---- strict reading: malformed or inconsistent files ---------------------- */
 
 static json_t *entry_at(json_t *root, double x) { return json_array_get(json_object_get(root, "benchmarks"), (size_t)x); }
@@ -615,7 +650,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

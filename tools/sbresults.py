@@ -36,7 +36,7 @@ def table(sb, paths):
         return []
     rows = list(csv.DictReader(io.StringIO(scibench(sb, ["table"] + list(paths)))))
     text = {"machine", "kernel", "backend", "params", "case_params", "seed", "item", "bw_kind", "passed", "commit",
-            "file", "profile_tool"}
+            "file", "profile_tool", "error"}
     for r in rows:
         for k, v in r.items():
             if k not in text:
