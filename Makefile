@@ -221,11 +221,18 @@ install: $(BUILD)/scibench
 	  install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/scibench/$${f%%/data/*}/$${f#*/data/}" || exit 1; done
 .PHONY: install
 
+# cli_test.sh's shim that holds the JSON writer at its rename (tests/json_stall.c); never
+# sanitized: it is preloaded into the binary under test.
+STALL_SO := $(BUILD)/tests/json_stall.so
+$(STALL_SO): tests/json_stall.c
+	@mkdir -p $(@D)
+	gcc -O1 -shared -fPIC -Wall -Wextra -Werror -o $@ $< -ldl
+
 # Build every test binary without running it (e.g. before carrying build/ to the GPU machine).
-tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
+tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO)
 
 # CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
-test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
+test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
 	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
@@ -254,7 +261,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
 test-san-ci:
 	$(MAKE) SANITIZE=1 san-ci-run
-san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%)
+san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%) $(STALL_SO)
 	@fail=0; for t in $(SAN_CI_TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
 

@@ -87,6 +87,14 @@ expect_usage "/nonexistent/dir/x.json" run $K --json /nonexistent/dir/x.json
 [ -e /nonexistent/dir/x.json ] && bad "/nonexistent/dir/x.json was created"
 mkdir -p "$work/adir"
 expect_usage "$work/adir" run $K --json "$work/adir"
+# A destination that cannot take the file fails before anything runs: /proc (within a second),
+# a name or a path too long, a path ending in '/'. The check leaves nothing behind.
+t0=$(date +%s%N)
+expect_usage "/proc/x.json: cannot create a file in /proc" run $K --json /proc/x.json
+[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || bad "--json /proc/x.json took more than a second to refuse"
+expect_usage "accepted: at most 255" run $K --json "$(printf 'n%.0s' $(seq 300)).json"
+expect_usage "accepted: less than 4096" run $K --json "$(printf 'd/%.0s' $(seq 2100))x.json"
+expect_usage "ends in '/'" run $K --json out/
 # A usage error found after the JSON path check still leaves no file behind.
 expect_usage "bogus_key" run $K --param bogus_key=1 --json out.json
 expect_usage "99999999" validate $K --size 99999999 --json out.json
@@ -270,36 +278,51 @@ d = json.load(open(sys.argv[1])); d["benchmarks"][-1]["error_occurred"] = "yes"
 json.dump(d, open(sys.argv[2], "w"))' "$gb/gbench_new.json" "$work/gb_bad_error.json"
 expect_usage "field \"error_occurred\" is the string \"yes\"; expected true or false" compare "$gb/gbench_old.json" "$work/gb_bad_error.json"
 
-# SIGINT in the middle of a run: the process ends by the signal, no JSON, no JSON.tmp.
+# SIGINT in the middle of a run: the process ends by the signal, no JSON, no temporary.
 rm -rf "$work/run" && mkdir -p "$work/run"
 (cd "$work/run" && timeout --preserve-status -s INT 2 "$SB" run $K --size 48 --reps 100000 --quiet --json int.json \
     >/dev/null 2>&1)
 rc=$?
 left=$(ls -A "$work/run")
 if [ "$rc" = 130 ] && [ -z "$left" ]; then ok; else bad "SIGINT mid-run: exit $rc (expected 130), left: $left"; fi
-# SIGTERM while the JSON is written: held until the file is complete and renamed. The .tmp is
-# a FIFO here, so the writer waits in open() (syscall 257 on x86-64) until this test reads it.
-# (SIGTERM: a background job of a script ignores SIGINT.)
-rm -rf "$work/run" && mkdir -p "$work/run" && mkfifo "$work/run/w.json.tmp"
-"$SB" validate $K --size "${ci:-8}" --quiet --json "$work/run/w.json" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 6000); do grep -q '^257 ' /proc/$pid/syscall 2>/dev/null || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
-if grep -q '^257 ' /proc/$pid/syscall 2>/dev/null; then
-    kill -TERM $pid
+# The writer's temporary is a new file of its own: a user's FILE.tmp (a file or a folder) is
+# never touched, and nothing but FILE is left.
+rm -rf "$work/run" && mkdir -p "$work/run/d.json.tmp" && printf 'mine\n' >"$work/run/f.json.tmp"
+(cd "$work/run" && "$SB" validate $K --size "${ci:-8}" --quiet --json f.json >/dev/null 2>&1 &&
+    "$SB" validate $K --size "${ci:-8}" --quiet --json d.json >/dev/null 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ "$(cat "$work/run/f.json.tmp")" = mine ] && [ -d "$work/run/d.json.tmp" ] \
+    && [ "$(ls -A "$work/run" | tr '\n' ' ')" = "d.json d.json.tmp f.json f.json.tmp " ]; then
+    ok
+else
+    bad "--json beside a user's FILE.tmp: exit $rc, files: $(ls -A "$work/run" | tr '\n' ' ')"
+fi
+# SIGTERM while the JSON is written: held until the file is complete and renamed. The shim
+# tests/json_stall.c holds the writer at its rename() (the temporary complete, FILE not yet
+# there) until this test opens the FIFO gate. (SIGTERM: a background job of a script ignores
+# SIGINT.)
+stall=${STALL_SO:-$(dirname "$SB")/tests/json_stall.so}
+if [ -f "$stall" ]; then
+    rm -rf "$work/run" "$work/ready" "$work/gate" && mkdir -p "$work/run" && mkfifo "$work/gate"
+    LD_PRELOAD=$stall SB_STALL_READY=$work/ready SB_STALL_GATE=$work/gate ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+        "$SB" validate $K --size "${ci:-8}" --quiet --json "$work/run/w.json" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do [ -s "$work/ready" ] || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
+    tmp=$(cat "$work/ready" 2>/dev/null)
+    kill -TERM $pid 2>/dev/null
     sleep 0.3
-    cat "$work/run/w.json.tmp" >"$work/captured.json"
+    kill -0 $pid 2>/dev/null && held=1 || held=0
+    timeout 10 sh -c ': >"$1"' _ "$work/gate" # no reader (the run ended early): not waited for
     wait $pid
     rc=$?
-    if [ "$rc" = 143 ] && [ ! -e "$work/run/w.json.tmp" ] && [ -e "$work/run/w.json" ] \
-        && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["benchmarks"][3]' "$work/captured.json"; then
+    if [ "$held" = 1 ] && [ "$rc" = 143 ] && [ "$(dirname "$tmp")" = "$work/run" ] && [ "$(basename "$tmp")" != w.json.tmp ] \
+        && [ "$(ls -A "$work/run")" = w.json ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["benchmarks"][3]' "$work/run/w.json"; then
         ok
     else
-        bad "SIGTERM during the JSON write: exit $rc (expected 143 after a complete write), files: $(ls -A "$work/run")"
+        bad "SIGTERM during the JSON write: held $held, exit $rc (expected 143 after a complete write), temporary '$tmp', files: $(ls -A "$work/run")"
     fi
 else
-    kill $pid 2>/dev/null
-    wait $pid
-    echo "SKIP: SIGTERM during the JSON write: no /proc/PID/syscall to see the writer wait"
+    echo "SKIP: SIGTERM during the JSON write: no $stall (make $stall)"
 fi
 
 # Host memory runs out (a 2 GB address-space limit): exit 3, one line, no JSON. Not under
