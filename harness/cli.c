@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "params.h"
+#include "registry.h"
 
 #define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --baseline, --profile, --quiet"
 
@@ -51,7 +52,7 @@ static int apply(sb_cli *c, seen *sn, const char *name, const char *val)
 {
     sb_params *p = &c->params;
     if (!strcmp(name, "backend")) return sb_backend_parse(val, &c->backend);
-    if (!strcmp(name, "size")) return int_option("--size", val, 1, INT_MAX, &p->size);
+    if (!strcmp(name, "size")) return c->size_text = val, SB_OK;
     if (!strcmp(name, "reps")) {
         sn->reps_given = 1;
         return int_option("--reps", val, 1, SB_MAX_REPS, &p->reps);
@@ -111,6 +112,34 @@ static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
     return apply(c, sn, name, argv[++*i]);
 }
 
+/* --size against the kernel's own range (0: its default). An unknown kernel is reported when
+ * the command looks it up; its size is held only to an int >= 0 here. */
+static int size_option(sb_cli *c)
+{
+    const sb_kernel *k = NULL;
+    char range[160];
+    long v;
+    if (!c->size_text) return SB_OK;
+    for (int i = 0; i < sb_registry_count() && !k; i++)
+        if (!strcmp(sb_registry_at(i)->name, c->kernel)) k = sb_registry_at(i);
+    if (k)
+        snprintf(range, sizeof range, "%d..%d for %s (%s), or 0 for its default %d", k->min_size, k->max_size, k->name,
+                 k->size_meaning ? k->size_meaning : "size", k->default_size);
+    else
+        snprintf(range, sizeof range, "the kernel's range (see 'scibench list'), or 0 for its default");
+    int rc = sb_parse_long(c->size_text, &v);
+    if (rc < 0) {
+        sb_error("--size '%s' is not an integer; accepted: %s", c->size_text, range);
+        return SB_EXIT_USAGE;
+    }
+    if (rc > 0 || v < 0 || v > INT_MAX || (k && v != 0 && (v < k->min_size || v > k->max_size))) {
+        sb_error("--size %s is out of range; accepted: %s", c->size_text, range);
+        return SB_EXIT_USAGE;
+    }
+    c->params.size = (int)v;
+    return SB_OK;
+}
+
 static int parse_case(sb_cli *c, int argc, char **argv)
 {
     seen sn = {0, 0};
@@ -131,6 +160,8 @@ static int parse_case(sb_cli *c, int argc, char **argv)
         sb_error("%s needs a KERNEL; see 'scibench list'", argv[1]);
         return SB_EXIT_USAGE;
     }
+    int rc = size_option(c);
+    if (rc) return rc;
     /* A validation needs one repetition and no warm-up unless asked otherwise. */
     if (c->cmd == SB_CMD_VALIDATE) {
         if (!sn.reps_given) c->params.reps = 1;
@@ -204,7 +235,8 @@ void sb_cli_help(FILE *out)
           "\n"
           "options (also as --option=value)\n"
           "  --backend B     openmp_simd (default), cuda, reference (the scalar oracle)\n"
-          "  --size N        problem size; 0 or absent = the kernel's default (see 'list')\n"
+          "  --size N        problem size in the kernel's range; 0 or absent = the kernel's default\n"
+          "                  (both in 'list')\n"
           "  --reps R        timed repetitions, 1..100000 (default 5)\n"
           "  --warmup W      untimed repetitions first, 0..100000 (default 1)\n"
           "  --seed S        input seed, 0..2^64-1 (default 1)\n"

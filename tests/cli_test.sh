@@ -68,6 +68,15 @@ expect_usage "foo" run $K --backend foo
 expect_usage "foo" run $K --backend=foo
 expect_usage "99999999" run $K --size 99999999
 expect_usage "12abc" run $K --size 12abc
+# a bad --size quotes the kernel's own range (scibench list), never 1..2147483647
+lmc_range=$("$SB" list | awk '/^  lattice_mc:/{k=1} k && /^    size/{for (i=1;i<=NF;i++){if ($i=="min") lo=$(i+1); if ($i=="max") hi=$(i+1)}; print lo+0 ".." hi+0; exit}')
+expect_usage "--size -5 is out of range; accepted: $lmc_range for $K" run $K --size -5
+expect_usage "--size 3000000000 is out of range; accepted: $lmc_range for $K" run $K --size 3000000000
+expect_usage "--size '12abc' is not an integer; accepted: $lmc_range for $K" run $K --size 12abc
+# --size 0 is the kernel's default, as documented
+lmc_default=$("$SB" list | awk '/^  lattice_mc:/{k=1} k && /^    size/{for (i=1;i<=NF;i++) if ($i=="default") {print $(i+1)+0; exit}}')
+run_sb validate $K --size 0 --quiet
+if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -qE "^  size +$lmc_default "; then ok; else bad "validate $K --size 0: exit $rc, not the default size $lmc_default: $err"; fi
 expect_usage "nonsense" run $K --param nonsense
 expect_usage "=5" run $K --param =5
 expect_usage "T=abc" run $K --param T=abc
