@@ -361,13 +361,16 @@ static void set_measurements(json_t *b, const sb_result *r, double time_s, doubl
     json_object_set_new(b, "flops_precision", r->work.flops > 0 ? json_string(r->work.fp64 ? "fp64" : "fp32") : json_null());
 }
 
-static void set_scibench_fields(json_t *b, const sb_result *r)
+/* case_level: the median entry, which alone holds what describes the whole case rather than
+ * one repetition (the kernel's counters, the launches, the validation), so that a file grows
+ * by a repetition's times, not by its checks. */
+static void set_scibench_fields(json_t *b, const sb_result *r, int case_level)
 {
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->params->seed);
     /* Counters sit beside the standard fields, as Google Benchmark's user counters do;
      * a counter named like a standard field must not overwrite it. */
-    for (int i = 0; i < r->counters.n; i++)
+    for (int i = 0; case_level && i < r->counters.n; i++)
         if (!json_object_get(b, r->counters.c[i].name))
             json_object_set_new(b, r->counters.c[i].name, num(r->counters.c[i].value));
     json_object_set_new(b, "kernel", json_string(r->kernel->name));
@@ -377,8 +380,10 @@ static void set_scibench_fields(json_t *b, const sb_result *r)
     json_object_set_new(b, "seed", r->params->seed <= (1ull << 53) ? json_integer((json_int_t)r->params->seed) : json_string(seed));
     json_object_set_new(b, "params", params_json(r));
     json_object_set_new(b, "item", json_string(r->kernel->item));
-    json_object_set_new(b, "launch", launch_json(r));
-    json_object_set_new(b, "validation", validation_json(r));
+    if (case_level) {
+        json_object_set_new(b, "launch", launch_json(r));
+        json_object_set_new(b, "validation", validation_json(r));
+    }
     set_mpi_fields(b, r);
 }
 
@@ -408,7 +413,7 @@ static json_t *benchmarks_json(const sb_result *r)
         json_t *b = entry(r, run_name, NULL);
         json_object_set_new(b, "repetition_index", json_integer(i));
         set_measurements(b, r, r->times[i], r->times[i]);
-        set_scibench_fields(b, r);
+        set_scibench_fields(b, r, 0);
         json_array_append_new(a, b);
     }
     const char *agg[3] = {"median", "min", "max"};
@@ -418,7 +423,7 @@ static json_t *benchmarks_json(const sb_result *r)
         json_object_set_new(b, "aggregate_name", json_string(agg[k]));
         json_object_set_new(b, "aggregate_unit", json_string("time"));
         set_measurements(b, r, t[k], rate_t[k]);
-        set_scibench_fields(b, r);
+        set_scibench_fields(b, r, k == 0);
         /* counters describe the case, not a repetition: once, in the median entry */
         if (k == 0 && r->profile.kind != SB_PROF_NONE) json_object_set_new(b, "profile", profile_json(r));
         else if (k == 0 && r->profile.why[0]) json_object_set_new(b, "profile_unavailable", json_string(r->profile.why));

@@ -263,7 +263,10 @@ expect_usage "benchmarks[0] (\"two?lines\"): field \"name\" does not match" comp
 # no case in common (another seed): exit 2, one line, not an OK verdict on nothing
 doctor other_seed.json 'for e in b: e["seed"] = 2'
 expect_usage "have no case in common: nothing compared" compare "$work/r3.json" "$work/other_seed.json"
-doctor split.json 'b[1]["validation"]["passed"] = False'
+# (a file as written before the validation moved to the median entry: in every entry)
+doctor split.json 'v = next(e["validation"] for e in b if "validation" in e)
+for e in b: e["validation"] = json.loads(json.dumps(v))
+b[1]["validation"]["passed"] = False'
 run_sb compare "$work/r3.json" "$work/split.json"
 case "$rc:$out" in
     1:*"VALIDATION CHANGED"*"NEW entries disagree on the validation verdict (5 PASS, 1 FAIL"*) ok ;;
@@ -286,6 +289,18 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); d["benchmarks"][-1]["error_occurred"] = "yes"
 json.dump(d, open(sys.argv[2], "w"))' "$gb/gbench_new.json" "$work/gb_bad_error.json"
 expect_usage "field \"error_occurred\" is the string \"yes\"; expected true or false" compare "$gb/gbench_old.json" "$work/gb_bad_error.json"
+
+# The validation, the launches and the counters describe the case: once, in the median entry, so
+# that a file grows by a repetition's times only (2000 repetitions of a tiny case).
+run_sb run $K --size 4 --reps 2000 --warmup 0 --quiet --json big.json
+if [ "$rc" = 0 ] && [ "$(grep -c '"validation"' "$work/run/big.json")" = 1 ] \
+    && [ "$(($(stat -c %s "$work/run/big.json") / 2000))" -lt 1500 ]; then
+    ok
+else
+    bad "run $K --reps 2000: exit $rc, $(grep -c '"validation"' "$work/run/big.json" 2>/dev/null) validation blocks, $(stat -c %s "$work/run/big.json" 2>/dev/null) bytes"
+fi
+# Committed results from before (the validation in every entry) still read.
+"$SB" table "$(dirname "$0")/../results" >/dev/null 2>"$work/err" && ok || bad "table results/: $(cat "$work/err")"
 
 # SIGINT in the middle of a run: the process ends by the signal, no JSON, no temporary.
 rm -rf "$work/run" && mkdir -p "$work/run"

@@ -548,10 +548,50 @@ static void slow_median(json_t *root, double x)
     json_t *b = entry_at(root, json_array_size(json_object_get(root, "benchmarks")) - 3); /* median, min, max last */
     json_object_set_new(b, "real_time", json_real(x * json_number_value(json_object_get(b, "real_time"))));
 }
-/* Repetition x says FAIL, every other entry (and its own checks) PASS. */
+/* A file as written before the validation moved to the median entry: every entry holds it. */
+static void validation_per_entry(json_t *root)
+{
+    json_t *b, *v = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) if (json_object_get(b, "validation")) v = json_deep_copy(json_object_get(b, "validation"));
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) json_object_set_new(b, "validation", json_deep_copy(v));
+    json_decref(v);
+}
+
+/* In a file with the validation in every entry, repetition x says FAIL, every other entry (and
+ * its own checks) PASS. */
 static void split_verdict(json_t *root, double x)
 {
+    validation_per_entry(root);
     json_object_set_new(json_object_get(entry_at(root, x), "validation"), "passed", json_false());
+}
+
+static void per_entry(json_t *root, double x)
+{
+    (void)x;
+    validation_per_entry(root);
+}
+
+/* The validation once, in the median entry: a file written with it in every entry (the files
+ * under results/ before) reads the same; one whose median entry lacks it is refused. */
+static void test_validation_once(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *root = json_load_file(at("base.json"), 0, &err), *b;
+    size_t i, n = 0;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) n += json_object_get(b, "validation") != NULL;
+    assert_int_equal(n, 1);
+    json_decref(root);
+    rewrite(at("base.json"), at("per_entry.json"), per_entry, 0);
+    expect(compare(at("base.json"), at("per_entry.json"), NULL, NULL, NULL, NULL), 0, "PASS->PASS");
+    assert_non_null(strstr(out, "1.000"));
+    rewrite(at("base.json"), at("no_validation.json"), slow_median, 1.0); /* a copy */
+    root = json_load_file(at("no_validation.json"), 0, &err);
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) json_object_del(b, "validation");
+    json_dump_file(root, at("no_validation.json"), 0);
+    json_decref(root);
+    expect(compare(at("base.json"), at("no_validation.json"), NULL, NULL, NULL, NULL), 2, NULL);
 }
 
 static void write_text(const char *name, const char *text)
@@ -650,7 +690,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
         cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark), cmocka_unit_test(test_validation_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
