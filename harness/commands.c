@@ -54,10 +54,15 @@ static void info_cpu(const sb_hwinfo *hw)
     printf("  ISA          compiled %s, supported %s, %d float SIMD lanes\n", c->isa_compiled, c->isa_supported,
            c->simd_float_lanes);
     sb_progress("measuring CPU peaks");
-    double bw = sb_cpu_probe_triad_bw(), f32 = sb_cpu_probe_fma(0), f64 = sb_cpu_probe_fma(1);
+    const sb_probe_stats *p[3] = {sb_cpu_probe_triad(), sb_cpu_probe_fma_stats(0), sb_cpu_probe_fma_stats(1)};
     sb_progress_done();
-    printf("  measured     STREAM triad %.1f GB/s, FMA FP32 %.1f GFLOP/s, FMA FP64 %.1f GFLOP/s\n", bw / 1e9,
-           f32 / 1e9, f64 / 1e9);
+    static const char *const what[3] = {"STREAM triad", "FMA FP32", "FMA FP64"};
+    static const char *const unit[3] = {"GB/s", "GFLOP/s", "GFLOP/s"};
+    printf("  measured     each the best of its trials, threads pinned one to a CPU; spread = (best - worst) / best\n");
+    for (int k = 0; k < 3; k++)
+        printf("    %-12s %10.1f %-7s (%s%s%d trials: median %.1f, worst %.1f, spread %.1f %%)\n", what[k], p[k]->best / 1e9,
+               unit[k], p[k]->isa ? p[k]->isa : "", p[k]->isa ? ", " : "", p[k]->trials, p[k]->median / 1e9,
+               p[k]->worst / 1e9, p[k]->best > 0 ? 100.0 * (p[k]->best - p[k]->worst) / p[k]->best : 0.0);
 }
 
 static void info_gpu(const sb_hwinfo *hw)

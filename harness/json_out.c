@@ -161,6 +161,26 @@ static json_t *peaks_json(const sb_peaks *pk)
     return o;
 }
 
+/* Beside the peaks: each probe's trials (best is the peak), or null where the probe reports
+ * one number (the GPU's). */
+static json_t *spread_json(const sb_peaks *pk)
+{
+    static const char *const key[3] = {NULL, "fma_fp32_flops", "fma_fp64_flops"};
+    const double best[3] = {pk->bandwidth, pk->fma_fp32, pk->fma_fp64};
+    char bw[48];
+    if (!pk->measured || pk->spread[0].trials == 0) return json_null();
+    snprintf(bw, sizeof bw, "%s_bandwidth_Bps", pk->bw_kind);
+    json_t *o = json_object();
+    for (int k = 0; k < 3; k++) {
+        const sb_peak_spread *s = &pk->spread[k];
+        json_object_set_new(o, k ? key[k] : bw,
+                            json_pack("{s:o, s:o, s:o, s:i, s:o}", "best", num(best[k]), "median", num(s->median),
+                                      "worst", num(s->worst), "trials", s->trials, "relative_spread",
+                                      best[k] > 0 ? num((best[k] - s->worst) / best[k]) : json_null()));
+    }
+    return o;
+}
+
 static json_t *mpi_context_json(const sb_result *r)
 {
     const sb_mpi_result *m = &r->mpi;
@@ -205,6 +225,8 @@ static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char 
     json_object_set_new(o, "cpu", cpu_json(&hw->cpu));
     json_object_set_new(o, "gpu", gpu_json(hw));
     json_object_set_new(o, "peaks", peaks_json(&r->peaks));
+    json_object_set_new(o, "peaks_spread", spread_json(&r->peaks));
+    json_object_set_new(o, "fma_isa", r->peaks.measured && r->peaks.fma_isa ? json_string(r->peaks.fma_isa) : json_null());
     json_object_set_new(o, "mpi", mpi_context_json(r));
     return o;
 }

@@ -58,7 +58,8 @@ static int bad(const where *w, const char *field, const char *fmt, ...)
     return SB_EXIT_USAGE;
 }
 
-typedef enum { T_STRING, T_NUMBER, T_NUMBER_OR_NULL, T_INTEGER, T_BOOL, T_OBJECT, T_ARRAY, T_OBJECT_OR_NULL } jtype;
+typedef enum { T_STRING, T_NUMBER, T_NUMBER_OR_NULL, T_INTEGER, T_BOOL, T_OBJECT, T_ARRAY, T_OBJECT_OR_NULL,
+               T_STRING_OR_NULL } jtype;
 
 static int type_ok(json_t *v, jtype t)
 {
@@ -71,12 +72,13 @@ static int type_ok(json_t *v, jtype t)
     case T_OBJECT: return json_is_object(v);
     case T_ARRAY: return json_is_array(v);
     case T_OBJECT_OR_NULL: return json_is_object(v) || json_is_null(v);
+    case T_STRING_OR_NULL: return json_is_string(v) || json_is_null(v);
     }
     return 0;
 }
 
 static const char *const TYPE_NAME[] = {"a string", "a number", "a number or null", "an integer", "true or false",
-                                        "an object", "an array", "an object or null"};
+                                        "an object", "an array", "an object or null", "a string or null"};
 
 /* key of o has type t (absent is fine unless required); label names the field in messages. */
 static int field(const where *w, json_t *o, const char *key, const char *label, jtype t, int required)
@@ -138,7 +140,9 @@ static int check_context(const char *path, json_t *root)
         return SB_EXIT_USAGE;
     }
     if ((rc = field(&w, ctx, "machine", NULL, T_STRING, 0)) || (rc = field(&w, ctx, "git_commit", NULL, T_STRING, 0)) ||
-        (rc = field(&w, ctx, "peaks", NULL, T_OBJECT_OR_NULL, 0)) || (rc = field(&w, ctx, "mpi", NULL, T_OBJECT, 0)))
+        (rc = field(&w, ctx, "peaks", NULL, T_OBJECT_OR_NULL, 0)) || (rc = field(&w, ctx, "mpi", NULL, T_OBJECT, 0)) ||
+        (rc = field(&w, ctx, "peaks_spread", NULL, T_OBJECT_OR_NULL, 0)) ||
+        (rc = field(&w, ctx, "fma_isa", NULL, T_STRING_OR_NULL, 0)))
         return rc;
     json_object_foreach(json_object_get(ctx, "peaks"), k, v)
     {

@@ -218,6 +218,13 @@ static void test_schema(void **state)
     assert_true(strlen(str_field(ctx, "date")) >= 19);
     assert_string_equal(str_field(ctx, "executable"), "test_json");
     assert_true(num_field(json_object_get(ctx, "peaks"), "triad_bandwidth_Bps") > 0);
+    /* each probe's trials beside the peaks: the peak is their best */
+    json_t *spread = json_object_get(json_object_get(ctx, "peaks_spread"), "triad_bandwidth_Bps");
+    assert_true(num_field(spread, "best") == num_field(json_object_get(ctx, "peaks"), "triad_bandwidth_Bps"));
+    assert_true(num_field(spread, "trials") >= 20);
+    assert_true(num_field(spread, "worst") <= num_field(spread, "median"));
+    assert_true(num_field(json_object_get(json_object_get(ctx, "peaks_spread"), "fma_fp64_flops"), "trials") >= 25);
+    assert_true(strlen(str_field(ctx, "fma_isa")) > 0);
     assert_true(json_is_object(json_object_get(ctx, "cpu")));
     json_t *bs = json_object_get(root, "benchmarks");
     assert_int_equal(json_array_size(bs), 4 + 3);
@@ -247,6 +254,8 @@ static void test_failed_validation(void **state)
     assert_string_equal(str_field(b, "aggregate_name"), "median");
     assert_true(json_is_false(json_object_get(json_object_get(b, "validation"), "passed")));
     assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "peaks"))); /* validate skips probes */
+    assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "peaks_spread")));
+    assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "fma_isa")));
     json_decref(root);
 }
 
