@@ -278,8 +278,10 @@ fuzz_src_xyz         := kernels/eri_brush/input.c harness/datapath.c
 fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c harness/datapath.c
 fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
 fuzz_src_nlc_init    := kernels/nlchains/init_file.c
-fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c
-fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c
+fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c \
+                        harness/peaks_file.c
+fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c \
+                        harness/peaks_file.c harness/info_args.c
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@

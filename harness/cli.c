@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "info.h"
 #include "params.h"
 #include "registry.h"
 
@@ -201,10 +202,11 @@ int sb_cli_parse(int argc, char **argv, sb_cli *out)
     int rc = command(argv[1], &out->cmd);
     if (rc) return rc;
     if (out->cmd == SB_CMD_RUN || out->cmd == SB_CMD_VALIDATE) return parse_case(out, argc, argv);
-    if (out->cmd == SB_CMD_COMPARE || out->cmd == SB_CMD_TABLE) {
+    if (out->cmd == SB_CMD_COMPARE || out->cmd == SB_CMD_TABLE || out->cmd == SB_CMD_INFO) {
         out->nargs = argc - 2;
         out->args = argv + 2;
         if (out->cmd == SB_CMD_COMPARE) return sb_compare_check_args(out->nargs, out->args);
+        if (out->cmd == SB_CMD_INFO) return sb_info_check_args(out->nargs, out->args);
         if (out->nargs > 0) return SB_OK;
         sb_error("table needs result files or folders, e.g. 'scibench table results/h100'");
         return SB_EXIT_USAGE;
@@ -222,7 +224,10 @@ void sb_cli_help(FILE *out)
           "\n"
           "commands\n"
           "  list                     kernels, their sizes and parameters; backends available here\n"
-          "  info                     this machine, with measured peak bandwidth and FMA rates\n"
+          "  info [--runs N] [--json FILE]  this machine, with measured peak bandwidth and FMA rates;\n"
+          "                           --runs N measures them in N processes (median, range); --json\n"
+          "                           writes the machine's stored peaks (default 5 runs), what\n"
+          "                           results/<machine>/peaks.json holds (see 'stored peaks' below)\n"
           "  run KERNEL [options]     time KERNEL, validate it, print the report\n"
           "  validate KERNEL [opts]   run once (1 rep, 0 warm-ups by default) and print the validation\n"
           "  compare OLD NEW [...]    compare two result files or folders: ratio, noise band, validation;\n"
@@ -269,9 +274,18 @@ void sb_cli_help(FILE *out)
           "  no case in common is a usage error (exit 2).\n"
           "  A validation change: PASS -> FAIL, a check gone, a check value moved beyond its own\n"
           "  tolerance, or a stored verdict its own numbers contradict.\n"
+          "  FMA roof per ISA: two CPU rows of one machine whose FMA probes ran with different\n"
+          "  instruction sets (AVX2, AVX-512: files of two builds from before the probe chose its own)\n"
+          "  are both divided by the higher FMA roof, so builds compare by throughput.\n"
           "  Other Google Benchmark JSON: an entry without items_per_second is compared by its\n"
           "  real_time (lower is better); one with error_occurred fails in NEW (exit 1); Complexity()\n"
           "  fits (BigO, RMS) are listed and skipped.\n"
+          "\n"
+          "stored peaks\n"
+          "  results/<machine>/peaks.json ('scibench info --json FILE', 5 runs, a process each: the\n"
+          "  median and range of each probe) is the one probe set of that folder: table, compare and\n"
+          "  the tools divide the folder's runs of that machine (class and CPU or GPU model) by it\n"
+          "  instead of each run's own probes; MPI runs by it times their devices.\n"
           "\n"
           "units\n"
           "  time per repetition in ms (median, min, max; CUDA events on GPU, monotonic clock on CPU);\n"

@@ -194,9 +194,28 @@ static int different_machines(const sb_rrow *a, const sb_rrow *b)
     return a->device[0] && b->device[0] && strcmp(a->device, b->device);
 }
 
-static double metric(const sb_rrow *r, int normalise)
+static double metric(const sb_rrow *r, int normalise, double peak_flops)
 {
-    return normalise ? 100.0 * r->ips / sb_rrow_roofline(r) : r->ips;
+    if (!normalise) return r->ips;
+    sb_rrow t = *r;
+    t.peak_flops = peak_flops;
+    return 100.0 * r->ips / sb_rrow_roofline(&t);
+}
+
+/* One machine's FMA roof is one number: two CPU rows of the same machine whose FMA probes ran
+ * with different instruction sets (files from builds for different -march, written before the
+ * probe chose its own) are both divided by the higher one, so that an AVX-512 and an AVX2
+ * build compare by their throughput. 1 when the roofs were joined. */
+static int one_fma_roof(const line *l, double *roof)
+{
+    const sb_rrow *a = l->r[0], *b = l->r[1];
+    roof[0] = a ? a->peak_flops : NAN;
+    roof[1] = b ? b->peak_flops : NAN;
+    if (!a || !b || !a->fma_isa[0] || !b->fma_isa[0] || !strcmp(a->fma_isa, b->fma_isa) || different_machines(a, b) ||
+        a->flops_fp64 != b->flops_fp64 || !(a->peak_flops > 0) || !(b->peak_flops > 0))
+        return 0;
+    roof[0] = roof[1] = fmax(a->peak_flops, b->peak_flops);
+    return 1;
 }
 
 static const sb_rrow *any_row(const line *l) { return l->r[0] ? l->r[0] : l->r[1]; }
@@ -222,8 +241,13 @@ static void analyse(line *l, const options *o)
         if (l->r[side] && l->r[side]->error) note(l, "%s reported an error: %s", side ? "NEW" : "OLD", l->r[side]->error_msg);
     l->error = l->r[1] && l->r[1]->error;
     l->by_time = use_time(l, o);
+    double roof[2];
+    int joined = one_fma_roof(l, roof);
+    if (o->normalise && joined)
+        note(l, "FMA probes of different instruction sets (OLD %s, NEW %s) on one machine: both divided by the higher "
+                "FMA roof, %.4g GFLOP/s", l->r[0]->fma_isa, l->r[1]->fma_isa, roof[0] / 1e9);
     for (int side = 0; side < 2; side++)
-        l->v[side] = !l->r[side] ? NAN : l->by_time ? l->r[side]->time_s : metric(l->r[side], o->normalise);
+        l->v[side] = !l->r[side] ? NAN : l->by_time ? l->r[side]->time_s : metric(l->r[side], o->normalise, roof[side]);
     if (!l->r[0] || !l->r[1]) return;
     if (l->r[0]->error || l->r[1]->error) { /* an errored run has no numbers to compare */
         l->ratio = NAN;
@@ -461,7 +485,9 @@ static void print_header(FILE *out, const options *o, const line *ls, int n, con
     }
     if (o->normalise)
         fprintf(out, "metric: %% of roofline = items/s as a share of what that file's machine attains: its measured "
-                     "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower)%s", nl);
+                     "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower); peaks: the "
+                     "stored peaks.json of the file's folder where it has one for that machine, else the run's own "
+                     "probes%s", nl);
     else
         fprintf(out, "metric: items/s at the median repetition time%s%s", any_by_time(ls, n)
                 ? "; entries without items_per_second: their median real_time (lower is better; ratio = old time / "

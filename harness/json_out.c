@@ -489,6 +489,13 @@ int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, con
     json_t *root = json_object();
     json_object_set_new(root, "context", context_json(r, hw, exe));
     json_object_set_new(root, "benchmarks", benchmarks_json(r));
+    int rc = sb_json_save(root, path);
+    json_decref(root);
+    return rc;
+}
+
+int sb_json_save(json_t *root, const char *path)
+{
     /* Ctrl-C, a hang-up or kill while the file is written is held back until it is complete
      * and renamed, or removed: an interrupted run never leaves its temporary or a partial FILE.
      * A handler, not a blocked mask: OpenMP's threads would still take the signal. */
@@ -499,7 +506,6 @@ int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, con
     for (int i = 0; i < 4; i++) sigaction(held[i], &hold, &was[i]);
     int bad = write_and_rename(root, path) != 0;
     int err = errno;
-    json_decref(root);
     for (int i = 0; i < 4; i++) sigaction(held[i], &was[i], NULL);
     if (held_signal) raise(held_signal); /* now, with the file whole or gone */
     if (bad) {

@@ -3,6 +3,8 @@
 #ifndef SB_JSON_OUT_H
 #define SB_JSON_OUT_H
 
+#include <jansson.h>
+
 #include "hwinfo.h"
 #include "runloop.h"
 
@@ -15,5 +17,8 @@ int sb_json_check_path(const char *path);
  * user's is ever replaced but path itself) and renames it onto path: never a partial file.
  * exe is argv[0]. SB_OK or SB_EXIT_RUNTIME with a message. */
 int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe);
+
+/* Any JSON document to path the same way (the temporary, the rename, the signals held). */
+int sb_json_save(json_t *root, const char *path);
 
 #endif

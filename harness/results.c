@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "peaks_file.h"
 #include "registry.h"
 #include "result_check.h"
 #include "results.h"
@@ -121,6 +122,11 @@ static void read_context(json_t *ctx, sb_rrow *r, const char *backend)
     }
     r->peak_fp32 = jnum(peaks, "fma_fp32_flops");
     r->peak_fp64 = jnum(peaks, "fma_fp64_flops");
+    /* Files from before the FMA probe chose its instruction set ran it at the compiled width. */
+    const char *isa = jstr(ctx, "fma_isa", jstr(json_object_get(ctx, "cpu"), "isa_compiled", ""));
+    snprintf(r->fma_isa, sizeof r->fma_isa, "%s", backend && !strcmp(backend, "cuda") ? "" : isa);
+    json_t *ndev = json_object_get(json_object_get(ctx, "mpi"), "devices");
+    r->devices = json_is_integer(ndev) && json_integer_value(ndev) > 1 ? (int)json_integer_value(ndev) : 1;
 }
 
 /* --profile's measured pass: what the counters say next to the model. */
@@ -229,11 +235,12 @@ static void finish_group(group *g, json_t *ctx)
      * the rate over its percentage, nearest of the two. */
     const char *prec = jstr(b, "flops_precision", "");
     r->peak_flops = isfinite(r->fps) && r->pct_flops > 0 ? r->fps * 100.0 / r->pct_flops : NAN;
+    r->flops_fp64 = -1;
     if (!strcmp(prec, "fp64") || !strcmp(prec, "fp32"))
-        r->peak_flops = isfinite(r->fps) ? (!strcmp(prec, "fp64") ? r->peak_fp64 : r->peak_fp32) : NAN;
+        r->flops_fp64 = !strcmp(prec, "fp64");
     else if (isfinite(r->peak_flops) && r->peak_fp64 > 0 && r->peak_fp32 > 0)
-        r->peak_flops = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32)) ? r->peak_fp64
-                                                                                                        : r->peak_fp32;
+        r->flops_fp64 = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32));
+    if (r->flops_fp64 >= 0) r->peak_flops = isfinite(r->fps) ? (r->flops_fp64 ? r->peak_fp64 : r->peak_fp32) : NAN;
     read_validation(json_object_get(b, "validation"), r);
     read_profile(json_object_get(b, "profile"), r);
     /* entries of one run carry one verdict; any disagreement never counts as a pass */
@@ -243,6 +250,61 @@ static void finish_group(group *g, json_t *ctx)
     if (r->verdict_split) r->passed = 0;
     free(g->it);
     free(g->t);
+}
+
+/* ---- stored peaks ------------------------------------------------------- */
+
+struct sb_peaks_dir {
+    char *dir;  /* the folder */
+    char *file; /* its peaks.json, NULL when it has none */
+    sb_stored_peaks p;
+};
+
+/* The stored peaks of the folder holding path (read once per folder); NULL when it has none.
+ * *rc: SB_EXIT_USAGE after one line when its peaks.json is malformed. */
+static const struct sb_peaks_dir *peaks_of_dir(sb_rset *s, const char *path, int *rc)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096], file[4200];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    for (int i = 0; i < s->ndirs; i++)
+        if (!strcmp(s->dirs[i].dir, dir)) return s->dirs[i].file ? &s->dirs[i] : NULL;
+    struct sb_peaks_dir *d = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *d);
+    if (!d) return NULL;
+    s->dirs = d;
+    d = &s->dirs[s->ndirs];
+    memset(d, 0, sizeof *d);
+    if (!(d->dir = strdup(dir))) return NULL;
+    s->ndirs++;
+    snprintf(file, sizeof file, "%s/%s", dir, SB_PEAKS_FILE);
+    if (stat(file, &st) != 0) return NULL;
+    *rc = sb_peaks_file_read(file, &d->p);
+    if (*rc || !(d->file = strdup(file))) return NULL;
+    return d;
+}
+
+/* The row's peaks from its folder's stored set, where that set is of the row's machine: the
+ * same machine class and the same model of what the backend ran on. */
+static void use_stored(sb_rrow *r, const struct sb_peaks_dir *d, const char *backend)
+{
+    if (!d || !backend) return;
+    int gpu = !strcmp(backend, "cuda");
+    const sb_stored_probe *p = gpu ? d->p.gpu : d->p.cpu;
+    const char *model = gpu ? d->p.gpu_name : d->p.cpu_model;
+    if (!(gpu ? d->p.have_gpu : d->p.have_cpu) || strcmp(d->p.machine, r->machine) ||
+        (model[0] && r->device[0] && strcmp(model, r->device)))
+        return;
+    snprintf(r->bw_kind, sizeof r->bw_kind, "%s", gpu ? "copy" : "triad");
+    r->peak_bw = p[0].value * r->devices;
+    r->peak_fp32 = p[1].value * r->devices;
+    r->peak_fp64 = p[2].value * r->devices;
+    if (r->flops_fp64 >= 0) r->peak_flops = isfinite(r->fps) ? (r->flops_fp64 ? r->peak_fp64 : r->peak_fp32) : NAN;
+    r->pct_bw = r->peak_bw > 0 && isfinite(r->bps) ? 100.0 * r->bps / r->peak_bw : NAN;
+    r->pct_flops = r->peak_flops > 0 && isfinite(r->fps) ? 100.0 * r->fps / r->peak_flops : NAN;
+    if (!gpu && d->p.fma_isa[0]) snprintf(r->fma_isa, sizeof r->fma_isa, "%s", d->p.fma_isa);
+    r->peaks_file = d->file;
 }
 
 static int add_row(sb_rset *s, const sb_rrow *r)
@@ -332,8 +394,10 @@ static int load_file(const char *path, int unique, sb_rset *s)
             if (t) (g[k].t = t)[g[k].nt++] = entry_seconds(b);
         }
     }
+    const struct sb_peaks_dir *stored = peaks_of_dir(s, path, &rc);
     for (int k = 0; k < ng; k++) {
         finish_group(&g[k], json_object_get(root, "context"));
+        if (!rc) use_stored(&g[k].row, stored, jstr(g[k].median ? g[k].median : g[k].first, "backend", NULL));
         int dup = unique ? sb_rset_find(s, g[k].row.key) : -1;
         if (dup >= 0 && !rc) {
             sb_error("case %s is in both %s and %s; compare one machine's folder at a time", g[k].row.run_name,
@@ -369,7 +433,7 @@ static int foreign_dir(const char *name) { return !strcmp(name, "hyperfine") || 
  * writes (*.basis.json) and tools/compute_sanitizer.sh's summary. */
 static int foreign_file(const char *name)
 {
-    return ends_with(name, ".basis.json") || !strcmp(name, "compute-sanitizer.json");
+    return ends_with(name, ".basis.json") || !strcmp(name, "compute-sanitizer.json") || !strcmp(name, SB_PEAKS_FILE);
 }
 
 /* Appends the *.json under dir (and one level of subfolders when depth > 0), sorted. */
@@ -427,6 +491,8 @@ int sb_rset_load(const char *path, int unique, sb_rset *s)
 
 void sb_rset_free(sb_rset *s)
 {
+    for (int i = 0; i < s->ndirs; i++) free(s->dirs[i].dir), free(s->dirs[i].file);
+    free(s->dirs);
     for (int i = 0; i < s->nfiles; i++) free(s->files[i]);
     free(s->files);
     free(s->row);

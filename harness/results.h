@@ -40,6 +40,11 @@ typedef struct {
     double bps, fps;     /* bytes/s, flops/s at the median; NaN when not modelled */
     char bw_kind[16];    /* "copy", "triad"; "" without measured peaks */
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
+    int flops_fp64;      /* the precision peak_flops is of: 1 FP64, 0 FP32, -1 unknown */
+    char fma_isa[32];    /* CPU rows: the instruction set of the FMA probe behind the FMA peaks */
+    int devices;         /* distinct devices of the run (MPI): the peaks are one device's times this */
+    const char *peaks_file; /* the stored peaks (peaks.json beside the file) the peaks are from; NULL:
+                             * the run's own probes. Owned by the set. */
     double pct_bw, pct_flops; /* % of measured peak as the file states it; NaN unknown */
     /* --profile's measured pass (the "profile" object of the median entry); NaN without one */
     int has_profile;
@@ -52,17 +57,24 @@ typedef struct {
     sb_rcheck check[SB_MAX_CHECKS];
 } sb_rrow;
 
+struct sb_peaks_dir; /* a folder and its stored peaks, if any (results.c) */
+
 typedef struct {
     int n, cap;
     sb_rrow *row;
     int nfiles;
     char **files;
+    int ndirs;
+    struct sb_peaks_dir *dirs;
 } sb_rset;
 
 /* A JSON file, or a folder: its *.json and those of its subfolders (one level,
  * hyperfine/ and hidden ones skipped). SB_OK, or SB_EXIT_USAGE after one line
  * naming the path (unreadable, not JSON, no benchmarks[], no .json found).
- * unique: also refuse two files holding the same case. */
+ * unique: also refuse two files holding the same case.
+ * A file's peaks are the stored ones of its folder (peaks.json beside it, peaks_file.h) when
+ * that file is of the same machine (class and CPU or GPU model), else the run's own probes;
+ * the % of peak are then recomputed against them. */
 int sb_rset_load(const char *path, int unique, sb_rset *s);
 void sb_rset_free(sb_rset *s);
 /* Index of the row with this key, or -1. */

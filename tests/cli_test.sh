@@ -206,6 +206,24 @@ else
 fi
 cp "$work/run/v.json" "$work/one-rank.json" 2>/dev/null
 
+# info: bad arguments; --json writes the machine's stored peaks over --runs processes, and the
+# results of that folder are divided by them (table names the file).
+expect_usage "--runs '0'" info --runs 0
+expect_usage "unknown argument '--bogus'" info --bogus
+expect_usage "/proc/p.json: cannot create a file in /proc" info --json /proc/p.json
+run_sb info --runs 2 --json peaks.json
+if [ "$rc" = 0 ] && python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); c = p["cpu"]
+assert p["machine"] and c["model"] and c["fma_isa"], p
+for k in ("triad_bandwidth_Bps", "fma_fp32_flops", "fma_fp64_flops"):
+    assert c[k]["runs"] == 2 and 0 < c[k]["min"] <= c[k]["value"] <= c[k]["max"], (k, c[k])' "$work/run/peaks.json"; then
+    cp "$work/run/peaks.json" "$work/peaks.json"
+    (cd "$work/run" && "$SB" run $K --size 8 --reps 2 --warmup 0 --quiet --json r.json >/dev/null)
+    "$SB" table "$work/run" | tail -1 | grep -q ",$work/run/peaks.json," && ok || bad "table: the run is not divided by the folder's peaks.json"
+else
+    bad "info --runs 2 --json peaks.json: exit $rc: $err"
+fi
+
 # --baseline (MPI efficiency): a one-rank JSON of the same kernel and backend, else exit 2
 expect_usage "--baseline needs a file path" run $K --baseline ""
 expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json

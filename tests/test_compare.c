@@ -22,6 +22,7 @@
 #include "table.h"
 
 static char out[65536]; /* the last compare's report */
+static int table(const char *path);
 
 /* The repetitions get a fixed +-1% jitter (median absolute deviation 1%) and the aggregates a
  * 0.99..1.01 range, so verdicts do not depend on this machine's timing noise. */
@@ -414,6 +415,93 @@ static void test_other_machine(void **state)
     expect(compare(at("base.json"), at("failed_other.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
 }
 
+/* A flop-bound file (1 TFLOP/s FMA peaks) whose FMA probe ran with instruction set x: 0 AVX2+FMA,
+ * 1 AVX-512 with twice the FMA peaks (the widest vectors, the same throughput). */
+static void fma_isa_of(json_t *root, double x)
+{
+    json_t *ctx = json_object_get(root, "context"), *peaks = json_object_get(ctx, "peaks");
+    flop_bound(root, 1.0);
+    json_object_set_new(ctx, "fma_isa", json_string(x > 0 ? "AVX-512" : "AVX2+FMA"));
+    json_object_set_new(peaks, "fma_fp64_flops", json_real(x > 0 ? 2e12 : 1e12));
+    json_object_set_new(peaks, "fma_fp32_flops", json_real(x > 0 ? 2e12 : 1e12));
+}
+
+static double json_ratio(void)
+{
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err);
+    double r = json_number_value(json_object_get(json_array_get(json_object_get(root, "rows"), 0), "ratio"));
+    json_decref(root);
+    return r;
+}
+
+/* One machine has one FMA roof: builds whose FMA probes ran with different instruction sets are
+ * divided by the higher one, so equal throughput is a ratio of 1, not 0.5. */
+static void test_fma_roof(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("isa_avx2.json"), fma_isa_of, 0);
+    doctor(at("raw.json"), at("isa_avx512.json"), fma_isa_of, 1);
+    expect(compare(at("isa_avx2.json"), at("isa_avx512.json"), "--normalise", "peak", "--format", "json"), 0, NULL);
+    assert_true(fabs(json_ratio() - 1.0) < 1e-9);
+    expect(compare(at("isa_avx2.json"), at("isa_avx512.json"), "--normalise", "peak", NULL, NULL), 0,
+           "FMA probes of different instruction sets (OLD AVX2+FMA, NEW AVX-512) on one machine: both divided by the "
+           "higher FMA roof, 2000 GFLOP/s");
+    /* on another machine the roofs are that machine's own */
+    doctor(at("isa_avx512.json"), at("isa_other.json"), other_machine, 0);
+    expect(compare(at("isa_avx2.json"), at("isa_other.json"), "--normalise", "peak", "--format", "json"), 1, NULL);
+    assert_true(fabs(json_ratio() - 0.5) < 1e-9); /* the same share of a slower machine's twice-as-high roof */
+}
+
+static void write_peaks(const char *name, const char *machine, const char *cpu_model, const char *isa, double triad,
+                        double fma)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"scibench_peaks\": 1, \"machine\": \"%s\", \"git_commit\": \"abc\", \"cpu\": {\"model\": \"%s\", "
+             "\"fma_isa\": \"%s\", "
+             "\"triad_bandwidth_Bps\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}, "
+             "\"fma_fp32_flops\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}, "
+             "\"fma_fp64_flops\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}}, \"gpu\": null}\n",
+             machine, cpu_model, isa, triad, triad, triad, fma, fma, fma, fma, fma, fma);
+    FILE *f = fopen(at(name), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A folder's stored peaks (peaks.json) replace its runs' own probes for the rows of its
+ * machine: compare --normalise peak and table divide by them. */
+static void test_stored_peaks(void **state)
+{
+    (void)state;
+    json_error_t err;
+    doctor(at("raw.json"), at("fb_one.json"), flop_bound, 1.0);
+    json_t *root = json_load_file(at("fb_one.json"), 0, &err), *ctx = json_object_get(root, "context");
+    char machine[64], model[128], isa[32];
+    snprintf(machine, sizeof machine, "%s", json_string_value(json_object_get(ctx, "machine")));
+    snprintf(isa, sizeof isa, "%s", json_string_value(json_object_get(ctx, "fma_isa")));
+    snprintf(model, sizeof model, "%s", json_string_value(json_object_get(json_object_get(ctx, "cpu"), "model")));
+    json_decref(root);
+    mkdir(at("stored"), 0755);
+    rewrite(at("fb_one.json"), at("stored/fb.json"), NULL, 0);
+    write_peaks("stored/peaks.json", machine, model, isa, 1e18, 2e12); /* twice the run's FMA peak */
+    expect(compare(at("fb_one.json"), at("stored"), "--normalise", "peak", "--format", "json"), 1, NULL);
+    assert_true(fabs(json_ratio() - 0.5) < 1e-9);
+    assert_int_equal(table(at("stored")), 0);
+    assert_non_null(strstr(out, "/stored/peaks.json,"));
+    assert_non_null(strstr(out, ",2e+12,2e+12,2e+12,")); /* peak_fp32, peak_fp64, the one used */
+    /* stored peaks of another machine are not this run's */
+    write_peaks("stored/peaks.json", "cpu-4096core", model, isa, 1e18, 2e12);
+    expect(compare(at("fb_one.json"), at("stored"), "--normalise", "peak", "--format", "json"), 0, NULL);
+    assert_true(fabs(json_ratio() - 1.0) < 1e-9);
+    /* a malformed peaks file: one line, exit 2 */
+    write_peaks("stored/peaks.json", machine, model, isa, 1e18, -1);
+    expect(compare(at("fb_one.json"), at("stored"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("stored")), 2);
+}
+
 static int csv_fields(const char *line)
 {
     int n = 1, quoted = 0;
@@ -503,8 +591,6 @@ static void test_usage(void **state)
     assert_string_equal(out, "");
 }
 
-static int table(const char *path);
-
 /* Google Benchmark's own output (tests/data/gbench_*.json, written as its JSON reporter writes
  * them): Complexity() fits are listed and skipped, an entry without items_per_second is
  * compared by its time, an entry that reported an error is a failure (exit 1), never a usage
@@ -535,7 +621,7 @@ static void test_google_benchmark(void **state)
     expect(compare(old, new, "--normalise", "peak", NULL, NULL), 1, "cannot normalise");
     assert_int_equal(table(new), 0);
     assert_null(strstr(out, "BM_Sort,"));  /* the fit is no case of the table */
-    assert_non_null(strstr(out, ",mmap of 4096 MiB failed: Cannot allocate memory\n"));
+    assert_non_null(strstr(out, ",mmap of 4096 MiB failed: Cannot allocate memory,"));
 }
 
 /* ---- strict reading: malformed or inconsistent files ---------------------- */
@@ -689,7 +775,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine), cmocka_unit_test(test_fma_roof), cmocka_unit_test(test_stored_peaks),  cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark), cmocka_unit_test(test_validation_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -89,14 +89,13 @@ def main(argv):
     folders = sr.machine_folders(results)
     md = [INTRO, "## Machines", "", "| folder | hardware | result files |", "|---|---|---:|"]
     for f in folders:
-        files = sorted(os.path.join(f, n) for n in os.listdir(f) if n.endswith(".json"))
+        files = sr.result_files(f)
         md.append(f"| [{os.path.basename(f)}](#{os.path.basename(f)}) | {sr.describe(f, files)} | {len(files)} |")
     md.append("")
     for f in folders:
         name = os.path.basename(f)
         mpi = name.endswith("-mpi")
-        files = sorted(os.path.join(f, n) for n in os.listdir(f) if n.endswith(".json")) if mpi \
-            else sr.headline_files(f)
+        files = sr.result_files(f) if mpi else sr.headline_files(f)
         md += [f"## {name}", "", sr.describe(f, files) + ".", ""]
         if mpi:
             md += ["MPI runs (`make MPI=1`, `mpirun`): each case on 1 and on 2 ranks; the times are the slowest "

@@ -36,7 +36,7 @@ def table(sb, paths):
         return []
     rows = list(csv.DictReader(io.StringIO(scibench(sb, ["table"] + list(paths)))))
     text = {"machine", "kernel", "backend", "params", "case_params", "seed", "item", "bw_kind", "passed", "commit",
-            "file", "profile_tool", "error"}
+            "file", "profile_tool", "error", "peaks_file", "fma_isa"}
     for r in rows:
         for k, v in r.items():
             if k not in text:
@@ -49,6 +49,14 @@ def table(sb, paths):
     return rows
 
 
+PEAKS_FILE = "peaks.json"  # a machine folder's stored peaks (scibench info --json), not a result
+
+
+def result_files(folder):
+    """The result JSON directly in a machine folder (its stored peaks left out)."""
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json") and n != PEAKS_FILE)
+
+
 def machine_folders(results):
     """results/<machine>/ folders holding result JSON, the CI baseline left out; folders of
     MPI runs (<machine>-mpi) after the others."""
@@ -57,7 +65,7 @@ def machine_folders(results):
         p = os.path.join(results, d)
         if d == "ci" or not os.path.isdir(p):
             continue
-        if any(f.endswith(".json") for f in os.listdir(p)):
+        if result_files(p):
             out.append(p)
     return sorted(out, key=lambda p: (p.endswith("-mpi"), p))
 
@@ -75,7 +83,7 @@ def headline_patterns():
 
 def headline_files(folder):
     """The headline case files present in a machine folder, one per line of the list at most."""
-    names = sorted(f for f in os.listdir(folder) if f.endswith(".json"))
+    names = [os.path.basename(f) for f in result_files(folder)]
     out = []
     for alternatives in headline_patterns():
         for pattern in alternatives:
