@@ -329,6 +329,7 @@ help:
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
 	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
+	@echo "make campaign [ARGS='--dry-run --from results/h100']   this machine's results, peaks.json and report at one clean commit"
 	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png (gnuplot)"
 	@echo "make report    make plot, then results/REPORT.md: headline cases per machine, rooflines, machines compared"
 	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
@@ -345,7 +346,7 @@ RUNS    ?= 10
 WARMUP  ?= 2
 BACKENDS ?=
 export SB RUNS WARMUP BACKENDS
-.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun
+.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun campaign
 
 machine: $(SB)
 	@$(SB) machine
@@ -370,6 +371,10 @@ readme-tables: $(SB)
 # make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)
+# make campaign [ARGS='--dry-run --from results/h100']: this machine's results regenerated at one clean
+# commit, peaks.json and the report included (tools/campaign.sh)
+campaign: $(SB)
+	@bash tools/campaign.sh $(ARGS)
 # CI: CPU backend at the CI size vs results/ci/, normalised by the same run's measured peaks
 ci-regression: $(SB)
 	@bash tools/ci_regression.sh

@@ -406,6 +406,26 @@ static void side_summary(const line *ls, int n, int side, int commits, char *out
     }
 }
 
+/* How many commits one side's rows come from, and how many rows a -dirty build wrote:
+ * a folder should be one clean commit. */
+static void commits_of(const line *ls, int n, int side, int *ncommits, int *dirty)
+{
+    const char *seen[64];
+    *ncommits = *dirty = 0;
+    for (int i = 0; i < n; i++) {
+        const sb_rrow *r = ls[i].r[side];
+        if (!r) continue;
+        size_t len = strlen(r->commit);
+        *dirty += len > 6 && !strcmp(r->commit + len - 6, "-dirty");
+        int k = 0;
+        while (k < *ncommits && k < 64 && strcmp(seen[k], r->commit)) k++;
+        if (k == *ncommits) {
+            if (k < 64) seen[k] = r->commit;
+            (*ncommits)++;
+        }
+    }
+}
+
 typedef struct {
     int compared, regressions, changes, only[2], other_machine, errors, skipped;
 } summary;
@@ -482,6 +502,14 @@ static void print_header(FILE *out, const options *o, const line *ls, int n, con
         fprintf(out, "%s%s%s  %s: machine %s, commit %s, %d file%s%s", md ? "**" : "", side ? "NEW" : "OLD",
                 md ? "**" : "", o->path[side], machines, commits, set[side].nfiles, set[side].nfiles == 1 ? "" : "s",
                 nl);
+        int ncommits, dirty;
+        commits_of(ls, n, side, &ncommits, &dirty);
+        if (ncommits > 1)
+            fprintf(out, "  warning: %s mixes %d commits: its results are not of one build%s", side ? "NEW" : "OLD",
+                    ncommits, nl);
+        if (dirty)
+            fprintf(out, "  warning: %s holds %d result%s of a -dirty build (uncommitted changes)%s", side ? "NEW" : "OLD",
+                    dirty, dirty == 1 ? "" : "s", nl);
     }
     if (o->normalise)
         fprintf(out, "metric: %% of roofline = items/s as a share of what that file's machine attains: its measured "
@@ -674,6 +702,12 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
     json_object_set_new(json_object_get(root, "summary"), "errors", json_integer(s.errors));
     json_object_set_new(json_object_get(root, "summary"), "skipped", json_integer(s.skipped));
     json_object_set_new(root, "machines", mline[0] ? json_string(mline) : json_null());
+    for (int side = 0; side < 2; side++) {
+        int ncommits, dirty;
+        commits_of(ls, n, side, &ncommits, &dirty);
+        json_object_set_new(root, side ? "new_commits" : "old_commits", json_integer(ncommits));
+        json_object_set_new(root, side ? "new_dirty_results" : "old_dirty_results", json_integer(dirty));
+    }
     json_dumpf(root, out, JSON_INDENT(2));
     fputc('\n', out);
     json_decref(root);

@@ -186,6 +186,9 @@ static void finish_group(group *g, json_t *ctx)
     json_t *seed = json_object_get(b, "seed");
     read_context(ctx, r, backend);
     r->size = json_is_integer(json_object_get(b, "size")) ? (int)json_integer_value(json_object_get(b, "size")) : -1;
+    json_t *reps = json_object_get(b, "repetitions");
+    r->reps = json_is_integer(reps) && json_integer_value(reps) > 0 && json_integer_value(reps) < 1000000000
+                  ? (int)json_integer_value(reps) : 0;
     if (json_is_integer(seed))
         snprintf(r->seed, sizeof r->seed, "%lld", (long long)json_integer_value(seed));
     else

@@ -21,6 +21,7 @@ typedef struct {
     char kernel[64], backend[32], params[448], seed[24], item[48];
     char case_params[448]; /* params that differ from the kernel's defaults ("k=v;k=v") */
     int size;            /* -1 when the entry has no scibench fields */
+    int reps;            /* the entries' "repetitions" (0 when absent) */
     int ranks;           /* MPI ranks of the run (1 without MPI) */
     int threads;         /* openmp_simd on fewer OpenMP threads than the machine's logical CPUs: that
                           * count, part of the case; 0 for a run on the whole machine */

@@ -71,7 +71,7 @@ static void print_csv(FILE *out, const table *t)
           "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
           "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
           "commit,file,noise,ranks,case_params,measured_bytes_per_item,measured_bytes_ratio,measured_flops_per_item,"
-          "measured_flops_ratio,profile_tool,threads,real_time_s,error,peaks_file,fma_isa\n",
+          "measured_flops_ratio,profile_tool,threads,real_time_s,error,peaks_file,fma_isa,repetitions\n",
           out);
     for (int i = 0; i < t->n; i++) {
         const sb_rrow *r = t->row[i];
@@ -115,7 +115,9 @@ static void print_csv(FILE *out, const table *t)
         csv_num(out, r->time_s, ",");
         csv_str(out, r->error ? r->error_msg : "", ",");
         csv_str(out, r->peaks_file ? r->peaks_file : "", ",");
-        csv_str(out, r->fma_isa, "\n");
+        csv_str(out, r->fma_isa, ",");
+        if (r->reps) fprintf(out, "%d", r->reps);
+        fputs("\n", out);
     }
 }
 

@@ -26,6 +26,17 @@ run_sb() {
     files=$(ls -A "$dir")
 }
 
+# run_cmd CMD...: as run_sb, for another command.
+run_cmd() {
+    local dir="$work/run"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && "$@" >"$work/out" 2>"$work/err")
+    rc=$?
+    out=$(cat "$work/out")
+    err=$(cat "$work/err")
+    files=$(ls -A "$dir")
+}
+
 # expect_usage NEEDLE ARGS...: exit 2, one line on stderr containing NEEDLE, nothing else.
 expect_usage() {
     local needle=$1
@@ -319,6 +330,36 @@ else
 fi
 # Committed results from before (the validation in every entry) still read.
 "$SB" table "$(dirname "$0")/../results" >/dev/null 2>"$work/err" && ok || bad "table results/: $(cat "$work/err")"
+
+# make campaign (tools/campaign.sh): a tree with uncommitted changes is refused with one line
+# (exit 2), dry runs too; on a clean tree a dry run prints the commands: the stored peaks, each
+# case of the case list under its file name, cuda ones only with a GPU, then make report.
+campaign=$(cd "$(dirname "$0")/.." && pwd)/tools/campaign.sh
+mkdir -p "$work/repo" "$work/cases"
+git -C "$work/repo" init -q && git -C "$work/repo" -c user.email=t@t -c user.name=t commit --allow-empty -qm base
+cp "$work/r3.json" "$work/cases/$K.openmp_simd.${ci:-8}.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["benchmarks"]: e["backend"] = "cuda"
+json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/$K.cuda.256.json" # a headline name: --profile
+: >"$work/repo/uncommitted.txt"
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
+lines=$(printf '%s\n' "$err" | grep -c .)
+case "$rc:$lines:$err:$out" in
+    "2:1:campaign: the tree $work/repo has uncommitted changes"*":") ok ;;
+    *) bad "campaign on a dirty tree: exit $rc (expected 2, one line, nothing run): $err $out" ;;
+esac
+rm "$work/repo/uncommitted.txt"
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
+run_cuda="--backend cuda --size ${ci:-8} --seed 1 --reps 3 --quiet --profile --json $work/new/$K.cuda.256.json"
+if "$SB" list | grep -q "cuda .*not available"; then want_cuda="# skipped: $K cuda ${ci:-8}"; else want_cuda=$run_cuda; fi
+if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "info --runs 5 --json $work/new/peaks.json" \
+    && printf '%s\n' "$out" | grep -q -- "run $K --backend openmp_simd --size ${ci:-8} --seed 1 --reps 3 --quiet --json $work/new/$K.openmp_simd.${ci:-8}.json" \
+    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | tail -1 | grep -q "make -C $work/repo report"; then
+    ok
+else
+    bad "campaign --dry-run: exit $rc, or the commands are not the peaks, the cases and the report: $out $err"
+fi
 
 # SIGINT in the middle of a run: the process ends by the signal, no JSON, no temporary.
 rm -rf "$work/run" && mkdir -p "$work/run"

@@ -325,6 +325,32 @@ static void test_missing_rows(void **state)
     assert_non_null(strstr(out, "1 only in OLD"));
 }
 
+/* The commit the file records: x = 0 "aaaaaaaaaaaa", 1 "bbbbbbbbbbbb-dirty". */
+static void commit_of(json_t *root, double x)
+{
+    json_object_set_new(json_object_get(root, "context"), "git_commit", json_string(x > 0 ? "bbbbbbbbbbbb-dirty" : "aaaaaaaaaaaa"));
+}
+
+/* compare names each side's commits and flags a side that mixes them or holds -dirty results. */
+static void test_commits(void **state)
+{
+    (void)state;
+    mkdir(at("one_commit"), 0755);
+    mkdir(at("mixed"), 0755);
+    doctor(at("raw.json"), at("one_commit/a.json"), commit_of, 0);
+    doctor(at("raw_small.json"), at("one_commit/b.json"), commit_of, 0);
+    doctor(at("raw.json"), at("mixed/a.json"), commit_of, 0);
+    doctor(at("raw_small.json"), at("mixed/b.json"), commit_of, 1);
+    expect(compare(at("one_commit"), at("one_commit"), NULL, NULL, NULL, NULL), 0, "commit aaaaaaaaaaaa, 2 files");
+    assert_null(strstr(out, "warning"));
+    expect(compare(at("one_commit"), at("mixed"), NULL, NULL, NULL, NULL), 0,
+           "  warning: NEW mixes 2 commits: its results are not of one build\n");
+    assert_non_null(strstr(out, "  warning: NEW holds 1 result of a -dirty build (uncommitted changes)\n"));
+    assert_null(strstr(out, "warning: OLD"));
+    expect(compare(at("mixed"), at("one_commit"), "--format", "json", NULL, NULL), 0, "\"old_commits\": 2");
+    assert_non_null(strstr(out, "\"old_dirty_results\": 1"));
+}
+
 /* OMP_NUM_THREADS=1 on a 16-CPU machine, or all 16 threads. */
 static void threads_of_16(json_t *root, double x)
 {
@@ -775,7 +801,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine), cmocka_unit_test(test_fma_roof), cmocka_unit_test(test_stored_peaks),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_missing_rows), cmocka_unit_test(test_commits),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine), cmocka_unit_test(test_fma_roof), cmocka_unit_test(test_stored_peaks),  cmocka_unit_test(test_formats),
         cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark), cmocka_unit_test(test_validation_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

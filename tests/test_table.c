@@ -296,7 +296,7 @@ static void test_case_text(void **state)
     has("| fake | openmp_simd | size 100000, 1 thread | 42.4 G terms/s |");
     assert_true(strstr(out, "size 100000 |") < strstr(out, "size 100000, 1 thread |"));
     assert_int_equal(table(at("one.json"), NULL, NULL, NULL), 0);
-    has(",threads,real_time_s,error,peaks_file,fma_isa\n");
+    has(",threads,real_time_s,error,peaks_file,fma_isa,repetitions\n");
     has(",1,,,,,,,1,"); /* ranks 1, ..., threads 1 */
     assert_int_equal(table("--format", "markdown", at("fail.json"), NULL), 0);
     has("| FAILED (1 of 3 checks) |");
