@@ -239,11 +239,18 @@ install: $(BUILD)/scibench
 	  install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/scibench/$${f%%/data/*}/$${f#*/data/}" || exit 1; done
 .PHONY: install
 
+# cli_test.sh's shim that holds the JSON writer at its rename (tests/json_stall.c); never
+# sanitized: it is preloaded into the binary under test.
+STALL_SO := $(BUILD)/tests/json_stall.so
+$(STALL_SO): tests/json_stall.c
+	@mkdir -p $(@D)
+	gcc -O1 -shared -fPIC -Wall -Wextra -Werror -o $@ $< -ldl
+
 # Build every test binary without running it (e.g. before carrying build/ to the GPU machine).
-tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS)
+tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO)
 
 # CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
-test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) eri-libint2
+test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
 	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
@@ -272,7 +279,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 endif
 test-san-ci:
 	$(MAKE) SANITIZE=1 san-ci-run
-san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%)
+san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%) $(STALL_SO)
 	@fail=0; for t in $(SAN_CI_TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; $$t || fail=1; done; \
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
 
@@ -289,8 +296,10 @@ fuzz_src_xyz         := kernels/eri_brush/input.c harness/datapath.c
 fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c harness/datapath.c
 fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
 fuzz_src_nlc_init    := kernels/nlchains/init_file.c
-fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c
-fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c
+fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c \
+                        harness/peaks_file.c
+fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c \
+                        harness/peaks_file.c harness/info_args.c
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -338,6 +347,7 @@ help:
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
 	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
+	@echo "make campaign [ARGS='--dry-run --from results/h100']   this machine's results, peaks.json and report at one clean commit"
 	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png (gnuplot)"
 	@echo "make report    make plot, then results/REPORT.md: headline cases per machine, rooflines, machines compared"
 	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
@@ -354,7 +364,7 @@ RUNS    ?= 10
 WARMUP  ?= 2
 BACKENDS ?=
 export SB RUNS WARMUP BACKENDS
-.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun
+.PHONY: results compare scaling plot report readme-tables ci-regression ci-baseline machine rerun campaign
 
 machine: $(SB)
 	@$(SB) machine
@@ -381,6 +391,10 @@ readme-tables: $(SB)
 # make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)
+# make campaign [ARGS='--dry-run --from results/h100']: this machine's results regenerated at one clean
+# commit, peaks.json and the report included (tools/campaign.sh)
+campaign: $(SB)
+	@bash tools/campaign.sh $(ARGS)
 # CI: CPU backend at the CI size vs results/ci/, normalised by the same run's measured peaks
 ci-regression: $(SB)
 	@bash tools/ci_regression.sh

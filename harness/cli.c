@@ -3,7 +3,9 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "info.h"
 #include "params.h"
+#include "registry.h"
 
 #define OPTION_LIST "--backend, --size, --reps, --warmup, --seed, --param, --json, --baseline, --profile, --quiet"
 
@@ -51,7 +53,7 @@ static int apply(sb_cli *c, seen *sn, const char *name, const char *val)
 {
     sb_params *p = &c->params;
     if (!strcmp(name, "backend")) return sb_backend_parse(val, &c->backend);
-    if (!strcmp(name, "size")) return int_option("--size", val, 1, INT_MAX, &p->size);
+    if (!strcmp(name, "size")) return c->size_text = val, SB_OK;
     if (!strcmp(name, "reps")) {
         sn->reps_given = 1;
         return int_option("--reps", val, 1, SB_MAX_REPS, &p->reps);
@@ -111,6 +113,34 @@ static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
     return apply(c, sn, name, argv[++*i]);
 }
 
+/* --size against the kernel's own range (0: its default). An unknown kernel is reported when
+ * the command looks it up; its size is held only to an int >= 0 here. */
+static int size_option(sb_cli *c)
+{
+    const sb_kernel *k = NULL;
+    char range[160];
+    long v;
+    if (!c->size_text) return SB_OK;
+    for (int i = 0; i < sb_registry_count() && !k; i++)
+        if (!strcmp(sb_registry_at(i)->name, c->kernel)) k = sb_registry_at(i);
+    if (k)
+        snprintf(range, sizeof range, "%d..%d for %s (%s), or 0 for its default %d", k->min_size, k->max_size, k->name,
+                 k->size_meaning ? k->size_meaning : "size", k->default_size);
+    else
+        snprintf(range, sizeof range, "the kernel's range (see 'scibench list'), or 0 for its default");
+    int rc = sb_parse_long(c->size_text, &v);
+    if (rc < 0) {
+        sb_error("--size '%s' is not an integer; accepted: %s", c->size_text, range);
+        return SB_EXIT_USAGE;
+    }
+    if (rc > 0 || v < 0 || v > INT_MAX || (k && v != 0 && (v < k->min_size || v > k->max_size))) {
+        sb_error("--size %s is out of range; accepted: %s", c->size_text, range);
+        return SB_EXIT_USAGE;
+    }
+    c->params.size = (int)v;
+    return SB_OK;
+}
+
 static int parse_case(sb_cli *c, int argc, char **argv)
 {
     seen sn = {0, 0};
@@ -131,6 +161,8 @@ static int parse_case(sb_cli *c, int argc, char **argv)
         sb_error("%s needs a KERNEL; see 'scibench list'", argv[1]);
         return SB_EXIT_USAGE;
     }
+    int rc = size_option(c);
+    if (rc) return rc;
     /* A validation needs one repetition and no warm-up unless asked otherwise. */
     if (c->cmd == SB_CMD_VALIDATE) {
         if (!sn.reps_given) c->params.reps = 1;
@@ -170,10 +202,11 @@ int sb_cli_parse(int argc, char **argv, sb_cli *out)
     int rc = command(argv[1], &out->cmd);
     if (rc) return rc;
     if (out->cmd == SB_CMD_RUN || out->cmd == SB_CMD_VALIDATE) return parse_case(out, argc, argv);
-    if (out->cmd == SB_CMD_COMPARE || out->cmd == SB_CMD_TABLE) {
+    if (out->cmd == SB_CMD_COMPARE || out->cmd == SB_CMD_TABLE || out->cmd == SB_CMD_INFO) {
         out->nargs = argc - 2;
         out->args = argv + 2;
         if (out->cmd == SB_CMD_COMPARE) return sb_compare_check_args(out->nargs, out->args);
+        if (out->cmd == SB_CMD_INFO) return sb_info_check_args(out->nargs, out->args);
         if (out->nargs > 0) return SB_OK;
         sb_error("table needs result files or folders, e.g. 'scibench table results/h100'");
         return SB_EXIT_USAGE;
@@ -191,7 +224,10 @@ void sb_cli_help(FILE *out)
           "\n"
           "commands\n"
           "  list                     kernels, their sizes and parameters; backends available here\n"
-          "  info                     this machine, with measured peak bandwidth and FMA rates\n"
+          "  info [--runs N] [--json FILE]  this machine, with measured peak bandwidth and FMA rates;\n"
+          "                           --runs N measures them in N processes (median, range); --json\n"
+          "                           writes the machine's stored peaks (default 5 runs), what\n"
+          "                           results/<machine>/peaks.json holds (see 'stored peaks' below)\n"
           "  run KERNEL [options]     time KERNEL, validate it, print the report\n"
           "  validate KERNEL [opts]   run once (1 rep, 0 warm-ups by default) and print the validation\n"
           "  compare OLD NEW [...]    compare two result files or folders: ratio, noise band, validation;\n"
@@ -204,12 +240,14 @@ void sb_cli_help(FILE *out)
           "\n"
           "options (also as --option=value)\n"
           "  --backend B     openmp_simd (default), cuda, reference (the scalar oracle)\n"
-          "  --size N        problem size; 0 or absent = the kernel's default (see 'list')\n"
+          "  --size N        problem size in the kernel's range; 0 or absent = the kernel's default\n"
+          "                  (both in 'list')\n"
           "  --reps R        timed repetitions, 1..100000 (default 5)\n"
           "  --warmup W      untimed repetitions first, 0..100000 (default 1)\n"
           "  --seed S        input seed, 0..2^64-1 (default 1)\n"
           "  --param K=V     kernel parameter, repeatable (see 'list')\n"
-          "  --json FILE     also write Google Benchmark JSON to FILE (never a partial file)\n"
+          "  --json FILE     also write Google Benchmark JSON to FILE (never a partial file); a FILE\n"
+          "                  that cannot be written is refused before the run\n"
           "  --baseline FILE a one-rank JSON of the same kernel and backend: under mpirun, report the\n"
           "                  parallel efficiency, items/s / (ranks x its items/s) (weak or strong\n"
           "                  scaling alike: items count the whole problem)\n"
@@ -228,9 +266,26 @@ void sb_cli_help(FILE *out)
           "  --format F      table (default), markdown, csv, json\n"
           "  --normalise N   none (default): items/s; peak: % of roofline on each file's machine\n"
           "                  (measured peak bandwidth and FMA rate), to compare across hardware\n"
-          "  cases match on kernel, backend, size, params and seed; a case on one side only is listed.\n"
+          "  different machines: the files' machine class differs (context.machine, what 'scibench\n"
+          "  machine' prints), or within one class the model of what the backend ran on (the GPU for\n"
+          "  cuda, the CPU otherwise). Without --normalise peak such rows get no speed verdict\n"
+          "  ('other machine', never REGRESSION) and one line names the machines.\n"
+          "  cases match on kernel, backend, size, params and seed; a case on one side only is listed;\n"
+          "  no case in common is a usage error (exit 2).\n"
           "  A validation change: PASS -> FAIL, a check gone, a check value moved beyond its own\n"
           "  tolerance, or a stored verdict its own numbers contradict.\n"
+          "  FMA roof per ISA: two CPU rows of one machine whose FMA probes ran with different\n"
+          "  instruction sets (AVX2, AVX-512: files of two builds from before the probe chose its own)\n"
+          "  are both divided by the higher FMA roof, so builds compare by throughput.\n"
+          "  Other Google Benchmark JSON: an entry without items_per_second is compared by its\n"
+          "  real_time (lower is better); one with error_occurred fails in NEW (exit 1); Complexity()\n"
+          "  fits (BigO, RMS) are listed and skipped.\n"
+          "\n"
+          "stored peaks\n"
+          "  results/<machine>/peaks.json ('scibench info --json FILE', 5 runs, a process each: the\n"
+          "  median and range of each probe) is the one probe set of that folder: table, compare and\n"
+          "  the tools divide the folder's runs of that machine (class and CPU or GPU model) by it\n"
+          "  instead of each run's own probes; MPI runs by it times their devices.\n"
           "\n"
           "units\n"
           "  time per repetition in ms (median, min, max; CUDA events on GPU, monotonic clock on CPU);\n"
@@ -241,6 +296,7 @@ void sb_cli_help(FILE *out)
           "exit codes\n"
           "  0  ran and validation passed      2  usage error or backend unavailable\n"
           "  1  validation failed              3  runtime error\n"
-          "  compare: 0 no regression, 1 a regression or a validation change, 2 usage\n",
+          "  compare: 0 no regression, 1 a regression, a validation change or a benchmark error in\n"
+          "  NEW, 2 usage (also: no case in common)\n",
           out);
 }

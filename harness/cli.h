@@ -17,6 +17,7 @@ typedef struct {
     sb_backend backend;
     sb_params params;
     int profile;       /* --profile */
+    const char *size_text; /* --size as given: checked once the kernel (its range) is known */
     int nargs;   /* compare/table: the arguments after the command, parsed by them */
     char **args;
 } sb_cli;

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "hwinfo.h"
+#include "info.h"
 #include "params.h"
 #include "registry.h"
 #include "table.h"
@@ -49,52 +50,6 @@ static int cmd_list(void)
     return SB_OK;
 }
 
-static void info_cpu(const sb_hwinfo *hw)
-{
-    const sb_cpu_info *c = &hw->cpu;
-    printf("CPU            %s, %d logical CPUs", c->cpu_model, c->logical_cpus);
-    if (hw->cpu_mhz > 0) printf(", %.0f MHz", hw->cpu_mhz);
-    printf("\n  OpenMP       %d threads, OMP_PROC_BIND %s\n", c->omp_threads, c->proc_bind);
-    printf("  ISA          compiled %s, supported %s, %d float SIMD lanes\n", c->isa_compiled, c->isa_supported,
-           c->simd_float_lanes);
-    sb_progress("measuring CPU peaks");
-    double bw = sb_cpu_probe_triad_bw(), f32 = sb_cpu_probe_fma(0), f64 = sb_cpu_probe_fma(1);
-    sb_progress_done();
-    printf("  measured     STREAM triad %.1f GB/s, FMA FP32 %.1f GFLOP/s, FMA FP64 %.1f GFLOP/s\n", bw / 1e9,
-           f32 / 1e9, f64 / 1e9);
-}
-
-static void info_gpu(const sb_hwinfo *hw)
-{
-    const sb_cuda_info *g = &hw->gpu;
-    if (!hw->have_gpu) {
-        printf("GPU            not available: %s\n", hw->gpu_why);
-        return;
-    }
-    printf("GPU            %s (device %d), CC %d.%d, %d SMs, %.1f GiB, L2 %.1f MiB\n", g->name, g->device, g->cc_major,
-           g->cc_minor, g->sm_count, (double)g->global_mem_bytes / (1 << 30), g->l2_bytes / 1048576.0);
-    printf("  clocks       SM %d MHz, memory %d MHz x %d bit (datasheet bandwidth %.1f GB/s)\n", g->sm_clock_mhz,
-           g->mem_clock_mhz, g->mem_bus_bits, g->theoretical_bw / 1e9);
-    printf("  CUDA         driver %d, runtime %d\n", g->driver_version, g->runtime_version);
-    sb_progress("measuring GPU peaks");
-    double bw = sb_cuda_probe_copy_bw(), f32 = sb_cuda_probe_fma(0), f64 = sb_cuda_probe_fma(1);
-    sb_progress_done();
-    printf("  measured     copy %.1f GB/s, FMA FP32 %.1f GFLOP/s, FMA FP64 %.1f GFLOP/s\n", bw / 1e9, f32 / 1e9,
-           f64 / 1e9);
-}
-
-static int cmd_info(void)
-{
-    sb_hwinfo hw;
-    sb_hwinfo_get(&hw);
-    printf("machine        %s  (host %s)\n", hw.machine, hw.hostname);
-    info_cpu(&hw);
-    info_gpu(&hw);
-    printf("build          %s, %s, nvcc %s, -march=%s\n", sb_version_commit(), sb_version_cc(), sb_version_nvcc(),
-           sb_version_arch());
-    return SB_OK;
-}
-
 static int cmd_version(void)
 {
     printf("scibench %s\ncompiler  %s\nnvcc      %s\narch      %s\n", sb_version_commit(), sb_version_cc(),
@@ -125,7 +80,7 @@ int sb_command_run(sb_cli *c, const char *exe)
     case SB_CMD_HELP: sb_cli_help(stdout); return SB_OK;
     case SB_CMD_VERSION: return cmd_version();
     case SB_CMD_LIST: return cmd_list();
-    case SB_CMD_INFO: return cmd_info();
+    case SB_CMD_INFO: return sb_info_main(c->nargs, c->args);
     case SB_CMD_RUN:
     case SB_CMD_VALIDATE: return cmd_case(c, exe);
     case SB_CMD_COMPARE: return sb_compare_main(c->nargs, c->args, stdout);

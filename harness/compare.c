@@ -22,6 +22,10 @@ typedef struct {
     char label[256];
     double v[2], ratio, noise;
     int regression, faster, validation_changed, still_failing, no_metric;
+    int other_machine; /* the sides ran on different machines and the metric is items/s: no speed verdict */
+    int by_time;       /* no items_per_second: compared by real_time (v[] in seconds, ratio old/new) */
+    int error;         /* NEW reported an error (Google Benchmark's error_occurred): a failure */
+    int skipped;       /* Complexity() fits: listed, not compared */
     char *notes; /* '\n'-separated */
 } line;
 
@@ -180,21 +184,86 @@ static void compare_validation(line *l)
             note(l, "new check '%s' (%s)", n->check[i].name, n->check[i].pass ? "PASS" : "FAIL");
 }
 
-static double metric(const sb_rrow *r, int normalise)
+/* Different machines: the recorded machine class differs (context.machine, what `scibench
+ * machine` prints), or, within one class, the model of the hardware the backend ran on (the GPU
+ * for cuda, the CPU otherwise). A side that records neither (other Google Benchmark output) is
+ * not told apart. */
+static int different_machines(const sb_rrow *a, const sb_rrow *b)
 {
-    return normalise ? 100.0 * r->ips / sb_rrow_roofline(r) : r->ips;
+    if (strcmp(a->machine, "?") && strcmp(b->machine, "?") && strcmp(a->machine, b->machine)) return 1;
+    return a->device[0] && b->device[0] && strcmp(a->device, b->device);
+}
+
+static double metric(const sb_rrow *r, int normalise, double peak_flops)
+{
+    if (!normalise) return r->ips;
+    sb_rrow t = *r;
+    t.peak_flops = peak_flops;
+    return 100.0 * r->ips / sb_rrow_roofline(&t);
+}
+
+/* One machine's FMA roof is one number: two CPU rows of the same machine whose FMA probes ran
+ * with different instruction sets (files from builds for different -march, written before the
+ * probe chose its own) are both divided by the higher one, so that an AVX-512 and an AVX2
+ * build compare by their throughput. 1 when the roofs were joined. */
+static int one_fma_roof(const line *l, double *roof)
+{
+    const sb_rrow *a = l->r[0], *b = l->r[1];
+    roof[0] = a ? a->peak_flops : NAN;
+    roof[1] = b ? b->peak_flops : NAN;
+    if (!a || !b || !a->fma_isa[0] || !b->fma_isa[0] || !strcmp(a->fma_isa, b->fma_isa) || different_machines(a, b) ||
+        a->flops_fp64 != b->flops_fp64 || !(a->peak_flops > 0) || !(b->peak_flops > 0))
+        return 0;
+    roof[0] = roof[1] = fmax(a->peak_flops, b->peak_flops);
+    return 1;
+}
+
+static const sb_rrow *any_row(const line *l) { return l->r[0] ? l->r[0] : l->r[1]; }
+
+/* A row without items_per_second (other Google Benchmark output) is compared by its time. */
+static int use_time(const line *l, const options *o)
+{
+    for (int side = 0; side < 2 && !o->normalise; side++)
+        if (l->r[side] && !isfinite(l->r[side]->ips) && isfinite(l->r[side]->time_s)) return 1;
+    return 0;
 }
 
 static void analyse(line *l, const options *o)
 {
-    for (int side = 0; side < 2; side++) l->v[side] = l->r[side] ? metric(l->r[side], o->normalise) : NAN;
+    for (int side = 0; side < 2; side++)
+        if (l->r[side] && l->r[side]->complexity) l->skipped = 1;
+    if (l->skipped) {
+        l->v[0] = l->v[1] = l->ratio = NAN;
+        note(l, "Complexity() fit %s: skipped, not a timing", any_row(l)->complexity_text);
+        return;
+    }
+    for (int side = 0; side < 2; side++)
+        if (l->r[side] && l->r[side]->error) note(l, "%s reported an error: %s", side ? "NEW" : "OLD", l->r[side]->error_msg);
+    l->error = l->r[1] && l->r[1]->error;
+    l->by_time = use_time(l, o);
+    double roof[2];
+    int joined = one_fma_roof(l, roof);
+    if (o->normalise && joined)
+        note(l, "FMA probes of different instruction sets (OLD %s, NEW %s) on one machine: both divided by the higher "
+                "FMA roof, %.4g GFLOP/s", l->r[0]->fma_isa, l->r[1]->fma_isa, roof[0] / 1e9);
+    for (int side = 0; side < 2; side++)
+        l->v[side] = !l->r[side] ? NAN : l->by_time ? l->r[side]->time_s : metric(l->r[side], o->normalise, roof[side]);
     if (!l->r[0] || !l->r[1]) return;
-    l->noise = hypot(sb_rrow_noise(l->r[0]), sb_rrow_noise(l->r[1]));
-    l->ratio = l->v[1] / l->v[0];
-    if (!isfinite(l->ratio) || l->v[0] <= 0) {
+    if (l->r[0]->error || l->r[1]->error) { /* an errored run has no numbers to compare */
+        l->ratio = NAN;
+        compare_validation(l);
+        return;
+    }
+    l->noise = l->by_time ? hypot(sb_rrow_time_noise(l->r[0]), sb_rrow_time_noise(l->r[1]))
+                          : hypot(sb_rrow_noise(l->r[0]), sb_rrow_noise(l->r[1]));
+    l->ratio = l->by_time ? l->v[0] / l->v[1] : l->v[1] / l->v[0]; /* > 1: NEW is faster */
+    if (!isfinite(l->ratio) || l->v[0] <= 0 || l->v[1] <= 0) {
         l->no_metric = 1;
         note(l, o->normalise ? "no measured peak or byte/flop model in a file: cannot normalise"
+                : l->by_time ? "no real_time on a side (or a time of 0)"
                              : "no items_per_second on a side");
+    } else if (!o->normalise && different_machines(l->r[0], l->r[1])) {
+        l->other_machine = 1; /* a slower machine is no regression of the code */
     } else {
         l->regression = l->ratio < 1 - o->threshold - l->noise;
         l->faster = l->ratio > 1 + o->threshold + l->noise;
@@ -234,7 +303,8 @@ static void make_labels(line *ls, int n)
 {
     for (int i = 0; i < n; i++) {
         const sb_rrow *r = any(&ls[i]);
-        size_t len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s", r->run_name);
+        size_t len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s%s", r->run_name,
+                                      r->complexity ? " (complexity)" : "");
         if (r->size >= 0) len = (size_t)snprintf(ls[i].label, sizeof ls[i].label, "%s/%s/%d", r->kernel, r->backend, r->size);
         /* the parameters away from the kernel's defaults (the case key's), where they tell cases apart */
         for (const char *p = r->case_params; *p && len < sizeof ls[i].label;) {
@@ -272,6 +342,9 @@ static int cmp_line(const void *a, const void *b)
 
 static const char *verdict(const line *l)
 {
+    if (l->skipped) return "skipped (complexity fit)";
+    if (l->error) return "FAIL (benchmark error)";
+    if (l->r[0] && l->r[0]->error && l->r[1]) return "error in OLD";
     if (!l->r[1]) return "only in OLD";
     if (!l->r[0]) return "only in NEW";
     if (l->validation_changed && l->regression) return "REGRESSION, VALIDATION CHANGED";
@@ -279,17 +352,27 @@ static const char *verdict(const line *l)
     if (l->regression) return "REGRESSION";
     if (l->still_failing) return "still failing";
     if (l->no_metric) return "no metric";
+    if (l->other_machine) return "other machine";
     return l->faster ? "faster" : "ok";
 }
 
-static const char *vstate(const sb_rrow *r) { return !r ? "" : !r->has_validation ? "-" : r->passed ? "PASS" : "FAIL"; }
+static const char *vstate(const sb_rrow *r)
+{
+    return !r ? "" : r->error ? "ERROR" : !r->has_validation ? "-" : r->passed ? "PASS" : "FAIL";
+}
 
-static void fmt_value(char *buf, size_t n, double v, int normalise)
+static void fmt_value(char *buf, size_t n, double v, int normalise, int seconds)
 {
     static const char *const si[] = {"", "k", "M", "G", "T", "P"};
     int e = 0;
     if (!isfinite(v)) {
         snprintf(buf, n, "-");
+        return;
+    }
+    if (seconds) {
+        static const char *const unit[] = {"s", "ms", "us", "ns"};
+        while (fabs(v) < 1 && v != 0 && e < 3) v *= 1000, e++;
+        snprintf(buf, n, "%.4g%s", v, unit[e]);
         return;
     }
     if (normalise) {
@@ -323,14 +406,39 @@ static void side_summary(const line *ls, int n, int side, int commits, char *out
     }
 }
 
+/* How many commits one side's rows come from, and how many rows a -dirty build wrote:
+ * a folder should be one clean commit. */
+static void commits_of(const line *ls, int n, int side, int *ncommits, int *dirty)
+{
+    const char *seen[64];
+    *ncommits = *dirty = 0;
+    for (int i = 0; i < n; i++) {
+        const sb_rrow *r = ls[i].r[side];
+        if (!r) continue;
+        size_t len = strlen(r->commit);
+        *dirty += len > 6 && !strcmp(r->commit + len - 6, "-dirty");
+        int k = 0;
+        while (k < *ncommits && k < 64 && strcmp(seen[k], r->commit)) k++;
+        if (k == *ncommits) {
+            if (k < 64) seen[k] = r->commit;
+            (*ncommits)++;
+        }
+    }
+}
+
 typedef struct {
-    int compared, regressions, changes, only[2];
+    int compared, regressions, changes, only[2], other_machine, errors, skipped;
 } summary;
 
 static summary summarise(const line *ls, int n)
 {
-    summary s = {0, 0, 0, {0, 0}};
+    summary s = {0, 0, 0, {0, 0}, 0, 0, 0};
     for (int i = 0; i < n; i++) {
+        s.errors += ls[i].error;
+        if (ls[i].skipped) {
+            s.skipped++;
+            continue;
+        }
         if (!ls[i].r[0] || !ls[i].r[1]) {
             s.only[ls[i].r[0] ? 0 : 1]++;
             continue;
@@ -338,8 +446,50 @@ static summary summarise(const line *ls, int n)
         s.compared++;
         s.regressions += ls[i].regression;
         s.changes += ls[i].validation_changed;
+        s.other_machine += ls[i].other_machine;
     }
     return s;
+}
+
+static void machine_text(const sb_rrow *r, char *buf, size_t n)
+{
+    if (r->device[0])
+        snprintf(buf, n, "%s (%s)", r->machine, r->device);
+    else
+        snprintf(buf, n, "%s", r->machine);
+}
+
+/* One line naming the machines of the rows left without a speed verdict, and how to compare
+ * them; "" when there are none. */
+static void machines_line(const line *ls, int n, char *out, size_t size)
+{
+    size_t len = 0;
+    int pairs = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (!ls[i].other_machine) continue;
+        char a[200], b[200], pair[420];
+        machine_text(ls[i].r[0], a, sizeof a);
+        machine_text(ls[i].r[1], b, sizeof b);
+        snprintf(pair, sizeof pair, "OLD %s vs NEW %s", a, b);
+        if (strstr(out, pair)) continue;
+        if (pairs++ == 4) {
+            len += (size_t)snprintf(out + len, size - len, "; ...");
+            break;
+        }
+        len += (size_t)snprintf(out + len, size - len, "%s%s", len ? "; " : "machines differ: ", pair);
+        if (len >= size) break;
+    }
+    if (out[0] && len < size)
+        snprintf(out + len, size - len, ". items/s of different machines is no regression verdict; compare them "
+                                        "with --normalise peak (%% of each machine's roofline)");
+}
+
+static int any_by_time(const line *ls, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ls[i].by_time) return 1;
+    return 0;
 }
 
 static void print_header(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
@@ -352,14 +502,29 @@ static void print_header(FILE *out, const options *o, const line *ls, int n, con
         fprintf(out, "%s%s%s  %s: machine %s, commit %s, %d file%s%s", md ? "**" : "", side ? "NEW" : "OLD",
                 md ? "**" : "", o->path[side], machines, commits, set[side].nfiles, set[side].nfiles == 1 ? "" : "s",
                 nl);
+        int ncommits, dirty;
+        commits_of(ls, n, side, &ncommits, &dirty);
+        if (ncommits > 1)
+            fprintf(out, "  warning: %s mixes %d commits: its results are not of one build%s", side ? "NEW" : "OLD",
+                    ncommits, nl);
+        if (dirty)
+            fprintf(out, "  warning: %s holds %d result%s of a -dirty build (uncommitted changes)%s", side ? "NEW" : "OLD",
+                    dirty, dirty == 1 ? "" : "s", nl);
     }
     if (o->normalise)
         fprintf(out, "metric: %% of roofline = items/s as a share of what that file's machine attains: its measured "
-                     "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower)%s", nl);
+                     "peak bandwidth / modelled bytes per item (or FMA peak / flops per item, if lower); peaks: the "
+                     "stored peaks.json of the file's folder where it has one for that machine, else the run's own "
+                     "probes%s", nl);
     else
-        fprintf(out, "metric: items/s at the median repetition time%s", nl);
+        fprintf(out, "metric: items/s at the median repetition time%s%s", any_by_time(ls, n)
+                ? "; entries without items_per_second: their median real_time (lower is better; ratio = old time / "
+                  "new time)" : "", nl);
     fprintf(out, "rule: REGRESSION when new/old < 1 - %.2f - noise; noise = sqrt(a^2 + b^2), a and b each side's "
                  "3 MAD/median of its repetitions%s", o->threshold, nl);
+    char mline[2048];
+    machines_line(ls, n, mline, sizeof mline);
+    if (mline[0]) fprintf(out, "%s%s", mline, nl);
     if (md) fputs("\n", out);
 }
 
@@ -382,9 +547,13 @@ static void print_notes(FILE *out, const line *ls, int n, int md)
 
 static void print_verdict(FILE *out, summary s, int md)
 {
-    fprintf(out, "\n%sverdict: %s%s  %d compared, %d regression%s, %d validation change%s, %d only in OLD, %d only in NEW\n",
-            md ? "**" : "", s.regressions || s.changes ? "FAIL" : "OK", md ? "**" : "", s.compared, s.regressions,
+    fprintf(out, "\n%sverdict: %s%s  %d compared, %d regression%s, %d validation change%s, %d only in OLD, %d only in NEW",
+            md ? "**" : "", s.regressions || s.changes || s.errors ? "FAIL" : "OK", md ? "**" : "", s.compared, s.regressions,
             s.regressions == 1 ? "" : "s", s.changes, s.changes == 1 ? "" : "s", s.only[0], s.only[1]);
+    if (s.other_machine) fprintf(out, ", %d on other machines (no speed verdict)", s.other_machine);
+    if (s.errors) fprintf(out, ", %d benchmark error%s in NEW", s.errors, s.errors == 1 ? "" : "s");
+    if (s.skipped) fprintf(out, ", %d complexity fit%s skipped", s.skipped, s.skipped == 1 ? "" : "s");
+    fputc('\n', out);
 }
 
 /* --profile's measured DRAM bytes per item, "old->new" (a side without a profile: "-"). */
@@ -410,7 +579,7 @@ static void measured_text(char *buf, size_t n, const line *l)
 static void print_table(FILE *out, const options *o, const line *ls, int n, const sb_rset *set, int md)
 {
     int prof = any_profile(ls, n);
-    const char *unit = o->normalise ? "% roofline" : "items/s";
+    const char *unit = o->normalise ? "% roofline" : any_by_time(ls, n) ? "items/s|time" : "items/s";
     int w = 4;
     for (int i = 0; i < n; i++) w = (int)strlen(ls[i].label) > w ? (int)strlen(ls[i].label) : w;
     print_header(out, o, ls, n, set, md);
@@ -425,8 +594,8 @@ static void print_table(FILE *out, const options *o, const line *ls, int n, cons
     for (int i = 0; i < n; i++) {
         const line *l = &ls[i];
         char a[32], b[32], r[16] = "", z[16] = "", v[24];
-        fmt_value(a, sizeof a, l->r[0] ? l->v[0] : NAN, o->normalise);
-        fmt_value(b, sizeof b, l->r[1] ? l->v[1] : NAN, o->normalise);
+        fmt_value(a, sizeof a, l->r[0] ? l->v[0] : NAN, o->normalise, l->by_time);
+        fmt_value(b, sizeof b, l->r[1] ? l->v[1] : NAN, o->normalise, l->by_time);
         if (l->r[0] && l->r[1] && isfinite(l->ratio)) {
             snprintf(r, sizeof r, "%.3f", l->ratio);
             snprintf(z, sizeof z, "%.1f%%", 100 * l->noise);
@@ -472,7 +641,7 @@ static void print_csv(FILE *out, const options *o, const line *ls, int n)
         fprintf(out, "%d,", r->size);
         csv_field(out, r->params, ",");
         csv_field(out, r->seed, ",");
-        csv_field(out, o->normalise ? "percent_roofline" : "items_per_second", ",");
+        csv_field(out, o->normalise ? "percent_roofline" : l->by_time ? "real_time_s" : "items_per_second", ",");
         csv_num(out, l->r[0] ? l->v[0] : NAN, ",");
         csv_num(out, l->r[1] ? l->v[1] : NAN, ",");
         csv_num(out, both ? l->ratio : NAN, ",");
@@ -514,6 +683,9 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
                                 "old_validation", vstate(l->r[0]), "new_validation", vstate(l->r[1]), "verdict",
                                 verdict(l), "regression", l->regression, "validation_changed",
                                 l->validation_changed, "notes", notes);
+        json_object_set_new(row, "metric", json_string(o->normalise ? "percent_roofline"
+                                                       : l->by_time ? "real_time_s" : "items_per_second"));
+        json_object_set_new(row, "error", json_boolean(l->error));
         json_object_set_new(row, "old_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[0])));
         json_object_set_new(row, "new_measured_bytes_per_item", jnum_or_null(measured_bpi(l->r[1])));
         json_array_append_new(rows, row);
@@ -523,7 +695,19 @@ static void print_json(FILE *out, const options *o, const line *ls, int n)
                              "threshold", o->threshold, "normalise", o->normalise ? "peak" : "none", "rows", rows,
                              "summary", "compared", s.compared, "regressions", s.regressions, "validation_changes",
                              s.changes, "only_old", s.only[0], "only_new", s.only[1], "verdict",
-                             s.regressions || s.changes ? "fail" : "ok");
+                             s.regressions || s.changes || s.errors ? "fail" : "ok");
+    char mline[2048];
+    machines_line(ls, n, mline, sizeof mline);
+    json_object_set_new(json_object_get(root, "summary"), "other_machine", json_integer(s.other_machine));
+    json_object_set_new(json_object_get(root, "summary"), "errors", json_integer(s.errors));
+    json_object_set_new(json_object_get(root, "summary"), "skipped", json_integer(s.skipped));
+    json_object_set_new(root, "machines", mline[0] ? json_string(mline) : json_null());
+    for (int side = 0; side < 2; side++) {
+        int ncommits, dirty;
+        commits_of(ls, n, side, &ncommits, &dirty);
+        json_object_set_new(root, side ? "new_commits" : "old_commits", json_integer(ncommits));
+        json_object_set_new(root, side ? "new_dirty_results" : "old_dirty_results", json_integer(dirty));
+    }
     json_dumpf(root, out, JSON_INDENT(2));
     fputc('\n', out);
     json_decref(root);
@@ -548,6 +732,16 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     }
     for (int j = 0; !rc && j < set[1].n; j++)
         if (sb_rset_find(&set[0], set[1].row[j].key) < 0) ls[n++].r[1] = &set[1].row[j];
+    int common = 0;
+    for (int i = 0; !rc && i < n; i++)
+        common += ls[i].r[0] && ls[i].r[1] && !ls[i].r[0]->complexity && !ls[i].r[1]->complexity;
+    /* a gate that compared nothing must not pass */
+    if (!rc && !common) {
+        sb_error("OLD %s (%d case%s) and NEW %s (%d case%s) have no case in common: nothing compared; cases match "
+                 "on kernel, backend, size, params, seed and ranks",
+                 o.path[0], set[0].n, set[0].n == 1 ? "" : "s", o.path[1], set[1].n, set[1].n == 1 ? "" : "s");
+        rc = SB_EXIT_USAGE;
+    }
     if (!rc) {
         for (int i = 0; i < n; i++) analyse(&ls[i], &o);
         qsort(ls, (size_t)n, sizeof *ls, cmp_line);
@@ -559,7 +753,7 @@ int sb_compare_main(int argc, char **argv, FILE *out)
         else
             print_table(out, &o, ls, n, set, o.fmt == FMT_MARKDOWN);
         summary s = summarise(ls, n);
-        rc = s.regressions || s.changes ? SB_EXIT_VALIDATION : SB_OK;
+        rc = s.regressions || s.changes || s.errors ? SB_EXIT_VALIDATION : SB_OK;
     }
     for (int i = 0; i < n; i++) free(ls[i].notes);
     free(ls);

@@ -13,7 +13,7 @@ int sb_compare_check_args(int argc, char **argv);
 
 /* argv holds the arguments after "compare". Writes the report to out and
  * returns the exit code: 0 no regression, 1 a regression or a validation
- * change, 2 usage (one line on stderr). */
+ * change or a benchmark error in NEW, 2 usage (one line on stderr). */
 int sb_compare_main(int argc, char **argv, FILE *out);
 
 #endif

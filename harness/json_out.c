@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -30,12 +32,51 @@ static void parent_dir(const char *path, char *dir, size_t n)
         snprintf(dir, n, "%.*s", (int)(slash - path), path);
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* A new file beside path, named ".<name>.XXXXXX" (name cut to fit), created exclusively:
+ * it never replaces a file of the user's, and two runs writing one FILE do not share it.
+ * Its mode is what a plain create gives (0666 less the umask). fd, or -1 with errno. */
+static int make_temp(const char *path, char *tmp, size_t n)
+{
+    char dir[4096];
+    parent_dir(path, dir, sizeof dir);
+    if ((size_t)snprintf(tmp, n, "%s/.%.200s.XXXXXX", dir, base_name(path)) >= n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
 int sb_json_check_path(const char *path)
 {
     struct stat st;
-    char dir[4096];
+    char dir[4096], tmp[4400];
     if (!path || !*path) {
         sb_error("--json needs a file path");
+        return SB_EXIT_USAGE;
+    }
+    if (strlen(path) >= sizeof dir) {
+        sb_error("--json %.60s...: the path is %zu bytes long; accepted: less than %zu", path, strlen(path), sizeof dir);
+        return SB_EXIT_USAGE;
+    }
+    if (!*base_name(path)) {
+        sb_error("--json %s: ends in '/', a directory; expected a file path", path);
         return SB_EXIT_USAGE;
     }
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -47,10 +88,21 @@ int sb_json_check_path(const char *path)
         sb_error("--json %s: directory %s does not exist", path, dir);
         return SB_EXIT_USAGE;
     }
-    if (access(dir, W_OK | X_OK) != 0) {
-        sb_error("--json %s: directory %s is not writable", path, dir);
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max > 0 && (long)strlen(base_name(path)) > name_max) {
+        sb_error("--json %s: the file name is %zu bytes long; accepted: at most %ld in %s", path,
+                 strlen(base_name(path)), name_max, dir);
         return SB_EXIT_USAGE;
     }
+    /* Only a file made there proves the directory takes one (permissions, a read-only or
+     * pseudo file system such as /proc, quotas): made and removed again before the run. */
+    int fd = make_temp(path, tmp, sizeof tmp);
+    if (fd < 0) {
+        sb_error("--json %s: cannot create a file in %s: %s", path, dir, strerror(errno));
+        return SB_EXIT_USAGE;
+    }
+    close(fd);
+    unlink(tmp);
     return SB_OK;
 }
 
@@ -109,6 +161,26 @@ static json_t *peaks_json(const sb_peaks *pk)
     return o;
 }
 
+/* Beside the peaks: each probe's trials (best is the peak), or null where the probe reports
+ * one number (the GPU's). */
+static json_t *spread_json(const sb_peaks *pk)
+{
+    static const char *const key[3] = {NULL, "fma_fp32_flops", "fma_fp64_flops"};
+    const double best[3] = {pk->bandwidth, pk->fma_fp32, pk->fma_fp64};
+    char bw[48];
+    if (!pk->measured || pk->spread[0].trials == 0) return json_null();
+    snprintf(bw, sizeof bw, "%s_bandwidth_Bps", pk->bw_kind);
+    json_t *o = json_object();
+    for (int k = 0; k < 3; k++) {
+        const sb_peak_spread *s = &pk->spread[k];
+        json_object_set_new(o, k ? key[k] : bw,
+                            json_pack("{s:o, s:o, s:o, s:i, s:o}", "best", num(best[k]), "median", num(s->median),
+                                      "worst", num(s->worst), "trials", s->trials, "relative_spread",
+                                      best[k] > 0 ? num((best[k] - s->worst) / best[k]) : json_null()));
+    }
+    return o;
+}
+
 static json_t *mpi_context_json(const sb_result *r)
 {
     const sb_mpi_result *m = &r->mpi;
@@ -156,6 +228,8 @@ static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char 
     json_object_set_new(o, "cpu", cpu_json(&hw->cpu));
     json_object_set_new(o, "gpu", gpu_json(hw));
     json_object_set_new(o, "peaks", peaks_json(&r->peaks));
+    json_object_set_new(o, "peaks_spread", spread_json(&r->peaks));
+    json_object_set_new(o, "fma_isa", r->peaks.measured && r->peaks.fma_isa ? json_string(r->peaks.fma_isa) : json_null());
     json_object_set_new(o, "mpi", mpi_context_json(r));
     return o;
 }
@@ -312,13 +386,16 @@ static void set_measurements(json_t *b, const sb_result *r, double time_s, doubl
     json_object_set_new(b, "flops_precision", r->work.flops > 0 ? json_string(r->work.fp64 ? "fp64" : "fp32") : json_null());
 }
 
-static void set_scibench_fields(json_t *b, const sb_result *r)
+/* case_level: the median entry, which alone holds what describes the whole case rather than
+ * one repetition (the kernel's counters, the launches, the validation), so that a file grows
+ * by a repetition's times, not by its checks. */
+static void set_scibench_fields(json_t *b, const sb_result *r, int case_level)
 {
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->params->seed);
     /* Counters sit beside the standard fields, as Google Benchmark's user counters do;
      * a counter named like a standard field must not overwrite it. */
-    for (int i = 0; i < r->counters.n; i++)
+    for (int i = 0; case_level && i < r->counters.n; i++)
         if (!json_object_get(b, r->counters.c[i].name))
             json_object_set_new(b, r->counters.c[i].name, num(r->counters.c[i].value));
     json_object_set_new(b, "kernel", json_string(r->kernel->name));
@@ -328,8 +405,10 @@ static void set_scibench_fields(json_t *b, const sb_result *r)
     json_object_set_new(b, "seed", r->params->seed <= (1ull << 53) ? json_integer((json_int_t)r->params->seed) : json_string(seed));
     json_object_set_new(b, "params", params_json(r));
     json_object_set_new(b, "item", json_string(r->kernel->item));
-    json_object_set_new(b, "launch", launch_json(r));
-    json_object_set_new(b, "validation", validation_json(r));
+    if (case_level) {
+        json_object_set_new(b, "launch", launch_json(r));
+        json_object_set_new(b, "validation", validation_json(r));
+    }
     set_mpi_fields(b, r);
 }
 
@@ -359,7 +438,7 @@ static json_t *benchmarks_json(const sb_result *r)
         json_t *b = entry(r, run_name, NULL);
         json_object_set_new(b, "repetition_index", json_integer(i));
         set_measurements(b, r, r->times[i], r->times[i]);
-        set_scibench_fields(b, r);
+        set_scibench_fields(b, r, 0);
         json_array_append_new(a, b);
     }
     const char *agg[3] = {"median", "min", "max"};
@@ -369,7 +448,7 @@ static json_t *benchmarks_json(const sb_result *r)
         json_object_set_new(b, "aggregate_name", json_string(agg[k]));
         json_object_set_new(b, "aggregate_unit", json_string("time"));
         set_measurements(b, r, t[k], rate_t[k]);
-        set_scibench_fields(b, r);
+        set_scibench_fields(b, r, k == 0);
         /* counters describe the case, not a repetition: once, in the median entry */
         if (k == 0 && r->profile.kind != SB_PROF_NONE) json_object_set_new(b, "profile", profile_json(r));
         else if (k == 0 && r->profile.why[0]) json_object_set_new(b, "profile_unavailable", json_string(r->profile.why));
@@ -381,26 +460,55 @@ static json_t *benchmarks_json(const sb_result *r)
 static volatile sig_atomic_t held_signal;
 static void hold_signal(int sig) { held_signal = sig; }
 
+/* root into a new temporary beside path, then renamed onto it. 0, or -1 with errno. */
+static int write_and_rename(json_t *root, const char *path)
+{
+    char tmp[4400];
+    int fd = make_temp(path, tmp, sizeof tmp);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    errno = 0;
+    int bad = json_dumpf(root, f, JSON_INDENT(2)) != 0;
+    int err = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, err = errno; /* a full disk shows at the flush */
+    if (!bad && rename(tmp, path) != 0) bad = 1, err = errno;
+    if (bad) {
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
+
 int sb_json_write(const char *path, const sb_result *r, const sb_hwinfo *hw, const char *exe)
 {
-    char tmp[4200];
     json_t *root = json_object();
     json_object_set_new(root, "context", context_json(r, hw, exe));
     json_object_set_new(root, "benchmarks", benchmarks_json(r));
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = sb_json_save(root, path);
+    json_decref(root);
+    return rc;
+}
+
+int sb_json_save(json_t *root, const char *path)
+{
     /* Ctrl-C, a hang-up or kill while the file is written is held back until it is complete
-     * and renamed, or removed: an interrupted run never leaves FILE.tmp or a partial FILE.
+     * and renamed, or removed: an interrupted run never leaves its temporary or a partial FILE.
      * A handler, not a blocked mask: OpenMP's threads would still take the signal. */
     static const int held[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     struct sigaction hold = {.sa_handler = hold_signal, .sa_flags = SA_RESTART}, was[4];
     sigemptyset(&hold.sa_mask);
     held_signal = 0;
     for (int i = 0; i < 4; i++) sigaction(held[i], &hold, &was[i]);
-    errno = 0;
-    int bad = json_dump_file(root, tmp, JSON_INDENT(2)) != 0 || rename(tmp, path) != 0;
+    int bad = write_and_rename(root, path) != 0;
     int err = errno;
-    if (bad) unlink(tmp);
-    json_decref(root);
     for (int i = 0; i < 4; i++) sigaction(held[i], &was[i], NULL);
     if (held_signal) raise(held_signal); /* now, with the file whole or gone */
     if (bad) {

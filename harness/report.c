@@ -95,8 +95,8 @@ static void print_roofline(FILE *out, const sb_result *r)
     }
     const char *prec = r->work.fp64 ? "FP64" : "FP32";
     double fl = sb_rate(r->work.flops, t);
-    char what[32];
-    snprintf(what, sizeof what, "%s FMA", prec);
+    char what[64];
+    snprintf(what, sizeof what, "%s FMA%s%s", prec, r->peaks.fma_isa ? " " : "", r->peaks.fma_isa ? r->peaks.fma_isa : "");
     fprintf(out, "FLOP rate        %.2f GFLOP/s %s  (model %.4g GFLOP per rep)", fl / 1e9, prec, r->work.flops / 1e9);
     print_percent(out, fl, sb_flop_peak(r), what, "FLOP/s");
 }

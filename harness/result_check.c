@@ -58,7 +58,8 @@ static int bad(const where *w, const char *field, const char *fmt, ...)
     return SB_EXIT_USAGE;
 }
 
-typedef enum { T_STRING, T_NUMBER, T_NUMBER_OR_NULL, T_INTEGER, T_BOOL, T_OBJECT, T_ARRAY, T_OBJECT_OR_NULL } jtype;
+typedef enum { T_STRING, T_NUMBER, T_NUMBER_OR_NULL, T_INTEGER, T_BOOL, T_OBJECT, T_ARRAY, T_OBJECT_OR_NULL,
+               T_STRING_OR_NULL } jtype;
 
 static int type_ok(json_t *v, jtype t)
 {
@@ -71,12 +72,13 @@ static int type_ok(json_t *v, jtype t)
     case T_OBJECT: return json_is_object(v);
     case T_ARRAY: return json_is_array(v);
     case T_OBJECT_OR_NULL: return json_is_object(v) || json_is_null(v);
+    case T_STRING_OR_NULL: return json_is_string(v) || json_is_null(v);
     }
     return 0;
 }
 
 static const char *const TYPE_NAME[] = {"a string", "a number", "a number or null", "an integer", "true or false",
-                                        "an object", "an array", "an object or null"};
+                                        "an object", "an array", "an object or null", "a string or null"};
 
 /* key of o has type t (absent is fine unless required); label names the field in messages. */
 static int field(const where *w, json_t *o, const char *key, const char *label, jtype t, int required)
@@ -138,7 +140,9 @@ static int check_context(const char *path, json_t *root)
         return SB_EXIT_USAGE;
     }
     if ((rc = field(&w, ctx, "machine", NULL, T_STRING, 0)) || (rc = field(&w, ctx, "git_commit", NULL, T_STRING, 0)) ||
-        (rc = field(&w, ctx, "peaks", NULL, T_OBJECT_OR_NULL, 0)) || (rc = field(&w, ctx, "mpi", NULL, T_OBJECT, 0)))
+        (rc = field(&w, ctx, "peaks", NULL, T_OBJECT_OR_NULL, 0)) || (rc = field(&w, ctx, "mpi", NULL, T_OBJECT, 0)) ||
+        (rc = field(&w, ctx, "peaks_spread", NULL, T_OBJECT_OR_NULL, 0)) ||
+        (rc = field(&w, ctx, "fma_isa", NULL, T_STRING_OR_NULL, 0)))
         return rc;
     json_object_foreach(json_object_get(ctx, "peaks"), k, v)
     {
@@ -188,16 +192,18 @@ static int check_checks(const where *w, json_t *checks)
     return SB_OK;
 }
 
-static int check_validation(const where *w, json_t *b)
+static int check_validation(const where *w, json_t *b, int required)
 {
     json_t *v = json_object_get(b, "validation");
+    if (!v && !required) return SB_OK;
     int rc = field(w, b, "validation", NULL, T_OBJECT, 1);
     if (!rc) rc = field(w, v, "passed", "validation.passed", T_BOOL, 1);
     if (!rc) rc = field(w, v, "checks", "validation.checks", T_ARRAY, 1);
     return rc ? rc : check_checks(w, json_object_get(v, "checks"));
 }
 
-/* The fields json_out.c writes for a scibench case, beyond Google Benchmark's. */
+/* The fields json_out.c writes for a scibench case, beyond Google Benchmark's. The validation
+ * describes the case: the median aggregate holds it (files written before every entry did). */
 static int check_scibench(const where *w, json_t *b)
 {
     static const char *const backends[] = {"openmp_simd", "cuda", "reference", NULL};
@@ -205,11 +211,13 @@ static int check_scibench(const where *w, json_t *b)
     json_t *v;
     const char *k;
     int rc;
+    const char *agg = str(b, "aggregate_name");
+    int median = agg && !strcmp(agg, "median") && str(b, "run_type") && !strcmp(str(b, "run_type"), "aggregate");
     if ((rc = field(w, b, "kernel", NULL, T_STRING, 1)) || (rc = field(w, b, "backend", NULL, T_STRING, 1)) ||
         (rc = field(w, b, "size", NULL, T_INTEGER, 1)) || (rc = field(w, b, "params", NULL, T_OBJECT, 1)) ||
         (rc = field(w, b, "item", NULL, T_STRING, 1)) || (rc = field(w, b, "run_name", NULL, T_STRING, 1)) ||
         (rc = field(w, b, "run_type", NULL, T_STRING, 1)) || (rc = field(w, b, "repetitions", NULL, T_INTEGER, 1)) ||
-        (rc = field(w, b, "launch", NULL, T_ARRAY, 0)) || (rc = check_validation(w, b)))
+        (rc = field(w, b, "launch", NULL, T_ARRAY, 0)) || (rc = check_validation(w, b, median)))
         return rc;
     if (!one_of(str(b, "backend"), backends))
         return bad(w, "backend", "is \"%.40s\"; expected openmp_simd, cuda or reference", str(b, "backend"));
@@ -266,20 +274,34 @@ static int check_entry(const where *w, json_t *b, int *sci)
         return SB_EXIT_USAGE;
     }
     if ((rc = field(w, b, "name", NULL, T_STRING, 1)) || (rc = field(w, b, "run_name", NULL, T_STRING, 0)) ||
-        (rc = field(w, b, "run_type", NULL, T_STRING, 0)) || (rc = field(w, b, "aggregate_name", NULL, T_STRING, 0)) ||
-        (rc = field(w, b, "real_time", NULL, T_NUMBER, 1)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 1)) ||
-        (rc = field(w, b, "items_per_second", NULL, T_NUMBER, 1)) || (rc = nonnegative(w, b, "real_time")) ||
-        (rc = nonnegative(w, b, "items_per_second")))
+        (rc = field(w, b, "run_type", NULL, T_STRING, 0)) || (rc = field(w, b, "aggregate_name", NULL, T_STRING, 0)))
         return rc;
-    if (!unit_seconds(str(b, "time_unit")))
-        return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
     if (json_object_get(b, "run_type") && !one_of(str(b, "run_type"), run_types))
         return bad(w, "run_type", "is \"%.40s\"; expected iteration or aggregate", str(b, "run_type"));
-    for (int k = 0; optional_rates[k]; k++)
-        if ((rc = field(w, b, optional_rates[k], NULL, T_NUMBER_OR_NULL, 0))) return rc;
     /* any one of scibench's own fields makes it a scibench entry, held to all of them */
     static const char *const own[] = {"kernel", "backend", "size", "seed", "params", "item", "validation", NULL};
     for (int k = 0; own[k] && !*sci; k++) *sci = json_object_get(b, own[k]) != NULL;
+    /* Google Benchmark's Complexity() fits carry coefficients, not times */
+    static const char *const fits[] = {"BigO", "RMS", NULL};
+    if (!*sci && one_of(str(b, "aggregate_name"), fits)) {
+        if ((rc = field(w, b, "big_o", NULL, T_STRING, 0)) || (rc = field(w, b, "rms", NULL, T_NUMBER, 0)) ||
+            (rc = field(w, b, "cpu_coefficient", NULL, T_NUMBER, 0)) ||
+            (rc = field(w, b, "real_coefficient", NULL, T_NUMBER, 0)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 0)))
+            return rc;
+        if (json_object_get(b, "time_unit") && !unit_seconds(str(b, "time_unit")))
+            return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
+        return SB_OK;
+    }
+    /* items/s is scibench's measure; other Google Benchmark entries may have only their time */
+    if ((rc = field(w, b, "real_time", NULL, T_NUMBER, 1)) || (rc = field(w, b, "time_unit", NULL, T_STRING, 1)) ||
+        (rc = field(w, b, "items_per_second", NULL, T_NUMBER, *sci)) || (rc = nonnegative(w, b, "real_time")) ||
+        (rc = nonnegative(w, b, "items_per_second")) || (rc = field(w, b, "error_occurred", NULL, T_BOOL, 0)) ||
+        (rc = field(w, b, "error_message", NULL, T_STRING, 0)))
+        return rc;
+    if (!unit_seconds(str(b, "time_unit")))
+        return bad(w, "time_unit", "is \"%.40s\"; expected ns, us, ms or s", str(b, "time_unit"));
+    for (int k = 0; optional_rates[k]; k++)
+        if ((rc = field(w, b, optional_rates[k], NULL, T_NUMBER_OR_NULL, 0))) return rc;
     return *sci ? check_scibench(w, b) : SB_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "peaks_file.h"
 #include "registry.h"
 #include "result_check.h"
 #include "results.h"
@@ -99,11 +100,16 @@ static void read_validation(json_t *v, sb_rrow *r)
     }
 }
 
-static void read_context(json_t *ctx, sb_rrow *r)
+static void read_context(json_t *ctx, sb_rrow *r, const char *backend)
 {
     json_t *peaks = json_object_get(ctx, "peaks"), *v;
     const char *k;
     snprintf(r->machine, sizeof r->machine, "%s", jstr(ctx, "machine", "?"));
+    const char *dev = backend && !strcmp(backend, "cuda") ? jstr(json_object_get(ctx, "gpu"), "name", "")
+                                                          : jstr(json_object_get(ctx, "cpu"), "model", "");
+    while (*dev == ' ') dev++;
+    snprintf(r->device, sizeof r->device, "%s", dev);
+    for (size_t n = strlen(r->device); n > 0 && r->device[n - 1] == ' ';) r->device[--n] = '\0';
     snprintf(r->commit, sizeof r->commit, "%s", jstr(ctx, "git_commit", "?"));
     r->peak_bw = r->peak_fp32 = r->peak_fp64 = NAN;
     json_object_foreach(peaks, k, v)
@@ -116,6 +122,11 @@ static void read_context(json_t *ctx, sb_rrow *r)
     }
     r->peak_fp32 = jnum(peaks, "fma_fp32_flops");
     r->peak_fp64 = jnum(peaks, "fma_fp64_flops");
+    /* Files from before the FMA probe chose its instruction set ran it at the compiled width. */
+    const char *isa = jstr(ctx, "fma_isa", jstr(json_object_get(ctx, "cpu"), "isa_compiled", ""));
+    snprintf(r->fma_isa, sizeof r->fma_isa, "%s", backend && !strcmp(backend, "cuda") ? "" : isa);
+    json_t *ndev = json_object_get(json_object_get(ctx, "mpi"), "devices");
+    r->devices = json_is_integer(ndev) && json_integer_value(ndev) > 1 ? (int)json_integer_value(ndev) : 1;
 }
 
 /* --profile's measured pass: what the counters say next to the model. */
@@ -133,10 +144,39 @@ static void read_profile(json_t *p, sb_rrow *r)
 typedef struct {
     sb_rrow row;
     json_t *first, *median, *min, *max;
-    int nit;
+    int nit, nt;
     double *it; /* items/s of the iteration entries */
+    double *t;  /* their real_time in seconds */
     int npass, nfail, self_split; /* entries' validation verdicts (sb_entry_verdict) */
 } group;
+
+/* Seconds per unit of time_unit; NaN for an unknown unit. */
+static double unit_seconds(const char *u)
+{
+    return !strcmp(u, "ns") ? 1e-9 : !strcmp(u, "us") ? 1e-6 : !strcmp(u, "ms") ? 1e-3 : !strcmp(u, "s") ? 1.0 : NAN;
+}
+
+static double entry_seconds(json_t *b) { return jnum(b, "real_time") * unit_seconds(jstr(b, "time_unit", "")); }
+
+/* Google Benchmark's Complexity() entries: a fit over the family's sizes, not a timing. */
+static int complexity_entry(json_t *b)
+{
+    const char *agg = jstr(b, "aggregate_name", "");
+    return !strcmp(agg, "BigO") || !strcmp(agg, "RMS");
+}
+
+/* Median and MAD of n sorted values (MAD NaN below 3). */
+static void median_mad(const double *v, int n, double *med, double *mad)
+{
+    *med = n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : NAN;
+    *mad = NAN;
+    double *dev = n >= 3 ? malloc((size_t)n * sizeof *dev) : NULL;
+    if (!dev) return;
+    for (int i = 0; i < n; i++) dev[i] = fabs(v[i] - *med);
+    qsort(dev, (size_t)n, sizeof *dev, cmp_dbl);
+    *mad = (dev[(n - 1) / 2] + dev[n / 2]) / 2;
+    free(dev);
+}
 
 static void finish_group(group *g, json_t *ctx)
 {
@@ -144,8 +184,11 @@ static void finish_group(group *g, json_t *ctx)
     json_t *b = g->median ? g->median : g->first;
     const char *kernel = jstr(b, "kernel", NULL), *backend = jstr(b, "backend", NULL);
     json_t *seed = json_object_get(b, "seed");
-    read_context(ctx, r);
+    read_context(ctx, r, backend);
     r->size = json_is_integer(json_object_get(b, "size")) ? (int)json_integer_value(json_object_get(b, "size")) : -1;
+    json_t *reps = json_object_get(b, "repetitions");
+    r->reps = json_is_integer(reps) && json_integer_value(reps) > 0 && json_integer_value(reps) < 1000000000
+                  ? (int)json_integer_value(reps) : 0;
     if (json_is_integer(seed))
         snprintf(r->seed, sizeof r->seed, "%lld", (long long)json_integer_value(seed));
     else
@@ -173,24 +216,19 @@ static void finish_group(group *g, json_t *ctx)
         snprintf(r->key, sizeof r->key, "%s/%s/%d|%s|%s%s", kernel, backend, r->size, keyp, r->seed, rk);
     } else { /* a plain Google Benchmark entry: its name is all we have */
         snprintf(r->kernel, sizeof r->kernel, "%s", r->run_name);
-        snprintf(r->key, sizeof r->key, "%s", r->run_name);
+        snprintf(r->key, sizeof r->key, "%s%s", r->run_name, r->complexity ? "|complexity" : "");
     }
+    double med;
     if (g->nit) qsort(g->it, (size_t)g->nit, sizeof *g->it, cmp_dbl);
-    r->mad = NAN;
-    if (g->nit >= 3) {
-        double med = (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2, *dev = malloc((size_t)g->nit * sizeof *dev);
-        if (dev) {
-            for (int i = 0; i < g->nit; i++) dev[i] = fabs(g->it[i] - med);
-            qsort(dev, (size_t)g->nit, sizeof *dev, cmp_dbl);
-            r->mad = (dev[(g->nit - 1) / 2] + dev[g->nit / 2]) / 2;
-            free(dev);
-        }
-    }
-    r->ips = g->median ? jnum(g->median, "items_per_second")
-             : g->nit  ? (g->it[(g->nit - 1) / 2] + g->it[g->nit / 2]) / 2
-                       : NAN;
+    median_mad(g->it, g->nit, &med, &r->mad);
+    r->ips = g->median ? jnum(g->median, "items_per_second") : med;
     r->ips_lo = g->min ? jnum(g->min, "items_per_second") : g->nit ? g->it[0] : r->ips;
     r->ips_hi = g->max ? jnum(g->max, "items_per_second") : g->nit ? g->it[g->nit - 1] : r->ips;
+    if (g->nt) qsort(g->t, (size_t)g->nt, sizeof *g->t, cmp_dbl);
+    median_mad(g->t, g->nt, &med, &r->time_mad);
+    r->time_s = g->median ? entry_seconds(g->median) : med;
+    r->time_lo = g->min ? entry_seconds(g->min) : g->nt ? g->t[0] : r->time_s;
+    r->time_hi = g->max ? entry_seconds(g->max) : g->nt ? g->t[g->nt - 1] : r->time_s;
     r->bps = jnum(b, "bytes_per_second");
     r->fps = jnum(b, "flops_per_second");
     r->pct_bw = jnum(b, "percent_peak_bandwidth");
@@ -200,11 +238,12 @@ static void finish_group(group *g, json_t *ctx)
      * the rate over its percentage, nearest of the two. */
     const char *prec = jstr(b, "flops_precision", "");
     r->peak_flops = isfinite(r->fps) && r->pct_flops > 0 ? r->fps * 100.0 / r->pct_flops : NAN;
+    r->flops_fp64 = -1;
     if (!strcmp(prec, "fp64") || !strcmp(prec, "fp32"))
-        r->peak_flops = isfinite(r->fps) ? (!strcmp(prec, "fp64") ? r->peak_fp64 : r->peak_fp32) : NAN;
+        r->flops_fp64 = !strcmp(prec, "fp64");
     else if (isfinite(r->peak_flops) && r->peak_fp64 > 0 && r->peak_fp32 > 0)
-        r->peak_flops = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32)) ? r->peak_fp64
-                                                                                                        : r->peak_fp32;
+        r->flops_fp64 = fabs(log(r->peak_flops / r->peak_fp64)) <= fabs(log(r->peak_flops / r->peak_fp32));
+    if (r->flops_fp64 >= 0) r->peak_flops = isfinite(r->fps) ? (r->flops_fp64 ? r->peak_fp64 : r->peak_fp32) : NAN;
     read_validation(json_object_get(b, "validation"), r);
     read_profile(json_object_get(b, "profile"), r);
     /* entries of one run carry one verdict; any disagreement never counts as a pass */
@@ -213,6 +252,62 @@ static void finish_group(group *g, json_t *ctx)
     r->verdict_split = (g->npass && g->nfail) || g->self_split;
     if (r->verdict_split) r->passed = 0;
     free(g->it);
+    free(g->t);
+}
+
+/* ---- stored peaks ------------------------------------------------------- */
+
+struct sb_peaks_dir {
+    char *dir;  /* the folder */
+    char *file; /* its peaks.json, NULL when it has none */
+    sb_stored_peaks p;
+};
+
+/* The stored peaks of the folder holding path (read once per folder); NULL when it has none.
+ * *rc: SB_EXIT_USAGE after one line when its peaks.json is malformed. */
+static const struct sb_peaks_dir *peaks_of_dir(sb_rset *s, const char *path, int *rc)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096], file[4200];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    for (int i = 0; i < s->ndirs; i++)
+        if (!strcmp(s->dirs[i].dir, dir)) return s->dirs[i].file ? &s->dirs[i] : NULL;
+    struct sb_peaks_dir *d = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *d);
+    if (!d) return NULL;
+    s->dirs = d;
+    d = &s->dirs[s->ndirs];
+    memset(d, 0, sizeof *d);
+    if (!(d->dir = strdup(dir))) return NULL;
+    s->ndirs++;
+    snprintf(file, sizeof file, "%s/%s", dir, SB_PEAKS_FILE);
+    if (stat(file, &st) != 0) return NULL;
+    *rc = sb_peaks_file_read(file, &d->p);
+    if (*rc || !(d->file = strdup(file))) return NULL;
+    return d;
+}
+
+/* The row's peaks from its folder's stored set, where that set is of the row's machine: the
+ * same machine class and the same model of what the backend ran on. */
+static void use_stored(sb_rrow *r, const struct sb_peaks_dir *d, const char *backend)
+{
+    if (!d || !backend) return;
+    int gpu = !strcmp(backend, "cuda");
+    const sb_stored_probe *p = gpu ? d->p.gpu : d->p.cpu;
+    const char *model = gpu ? d->p.gpu_name : d->p.cpu_model;
+    if (!(gpu ? d->p.have_gpu : d->p.have_cpu) || strcmp(d->p.machine, r->machine) ||
+        (model[0] && r->device[0] && strcmp(model, r->device)))
+        return;
+    snprintf(r->bw_kind, sizeof r->bw_kind, "%s", gpu ? "copy" : "triad");
+    r->peak_bw = p[0].value * r->devices;
+    r->peak_fp32 = p[1].value * r->devices;
+    r->peak_fp64 = p[2].value * r->devices;
+    if (r->flops_fp64 >= 0) r->peak_flops = isfinite(r->fps) ? (r->flops_fp64 ? r->peak_fp64 : r->peak_fp32) : NAN;
+    r->pct_bw = r->peak_bw > 0 && isfinite(r->bps) ? 100.0 * r->bps / r->peak_bw : NAN;
+    r->pct_flops = r->peak_flops > 0 && isfinite(r->fps) ? 100.0 * r->fps / r->peak_flops : NAN;
+    if (!gpu && d->p.fma_isa[0]) snprintf(r->fma_isa, sizeof r->fma_isa, "%s", d->p.fma_isa);
+    r->peaks_file = d->file;
 }
 
 static int add_row(sb_rset *s, const sb_rrow *r)
@@ -262,13 +357,26 @@ static int load_file(const char *path, int unique, sb_rset *s)
     json_array_foreach(benchmarks, i, b)
     {
         const char *run = jstr(b, "run_name", jstr(b, "name", "?")), *agg = jstr(b, "aggregate_name", "");
-        int k = 0;
-        while (k < ng && strcmp(g[k].row.run_name, run)) k++;
+        int cx = complexity_entry(b), k = 0;
+        while (k < ng && (strcmp(g[k].row.run_name, run) || g[k].row.complexity != cx)) k++;
         if (k == ng) {
             ng++;
             snprintf(g[k].row.run_name, sizeof g[k].row.run_name, "%s", run);
             g[k].row.file = file;
+            g[k].row.complexity = cx;
             g[k].first = b;
+        }
+        if (cx) { /* "BM_Sort_BigO (NlgN), BM_Sort_RMS" */
+            sb_rrow *r = &g[k].row;
+            size_t len = strlen(r->complexity_text);
+            const char *bigo = jstr(b, "big_o", NULL);
+            snprintf(r->complexity_text + len, sizeof r->complexity_text - len, "%s%s%s%s%s", len ? ", " : "",
+                     jstr(b, "name", "?"), bigo ? " (O(" : "", bigo ? bigo : "", bigo ? "))" : "");
+            continue;
+        }
+        if (json_is_true(json_object_get(b, "error_occurred")) && !g[k].row.error) {
+            g[k].row.error = 1;
+            snprintf(g[k].row.error_msg, sizeof g[k].row.error_msg, "%s", jstr(b, "error_message", "no message"));
         }
         int split, verdict = sb_entry_verdict(b, &split);
         g[k].npass += verdict == 1;
@@ -278,13 +386,21 @@ static int load_file(const char *path, int unique, sb_rset *s)
             if (!strcmp(agg, "median")) g[k].median = b;
             if (!strcmp(agg, "min")) g[k].min = b;
             if (!strcmp(agg, "max")) g[k].max = b;
-        } else if (isfinite(jnum(b, "items_per_second"))) {
+            continue;
+        }
+        if (isfinite(jnum(b, "items_per_second"))) {
             double *it = realloc(g[k].it, (size_t)(g[k].nit + 1) * sizeof *it);
             if (it) (g[k].it = it)[g[k].nit++] = jnum(b, "items_per_second");
         }
+        if (isfinite(entry_seconds(b)) && !json_is_true(json_object_get(b, "error_occurred"))) {
+            double *t = realloc(g[k].t, (size_t)(g[k].nt + 1) * sizeof *t);
+            if (t) (g[k].t = t)[g[k].nt++] = entry_seconds(b);
+        }
     }
+    const struct sb_peaks_dir *stored = peaks_of_dir(s, path, &rc);
     for (int k = 0; k < ng; k++) {
         finish_group(&g[k], json_object_get(root, "context"));
+        if (!rc) use_stored(&g[k].row, stored, jstr(g[k].median ? g[k].median : g[k].first, "backend", NULL));
         int dup = unique ? sb_rset_find(s, g[k].row.key) : -1;
         if (dup >= 0 && !rc) {
             sb_error("case %s is in both %s and %s; compare one machine's folder at a time", g[k].row.run_name,
@@ -320,7 +436,7 @@ static int foreign_dir(const char *name) { return !strcmp(name, "hyperfine") || 
  * writes (*.basis.json) and tools/compute_sanitizer.sh's summary. */
 static int foreign_file(const char *name)
 {
-    return ends_with(name, ".basis.json") || !strcmp(name, "compute-sanitizer.json");
+    return ends_with(name, ".basis.json") || !strcmp(name, "compute-sanitizer.json") || !strcmp(name, SB_PEAKS_FILE);
 }
 
 /* Appends the *.json under dir (and one level of subfolders when depth > 0), sorted. */
@@ -378,6 +494,8 @@ int sb_rset_load(const char *path, int unique, sb_rset *s)
 
 void sb_rset_free(sb_rset *s)
 {
+    for (int i = 0; i < s->ndirs; i++) free(s->dirs[i].dir), free(s->dirs[i].file);
+    free(s->dirs);
     for (int i = 0; i < s->nfiles; i++) free(s->files[i]);
     free(s->files);
     free(s->row);
@@ -413,5 +531,11 @@ double sb_rrow_roofline(const sb_rrow *r)
 double sb_rrow_noise(const sb_rrow *r)
 {
     double s = isfinite(r->mad) ? 3 * r->mad / r->ips : (r->ips_hi - r->ips_lo) / (2 * r->ips);
+    return isfinite(s) && s > 0 ? s : 0;
+}
+
+double sb_rrow_time_noise(const sb_rrow *r)
+{
+    double s = isfinite(r->time_mad) ? 3 * r->time_mad / r->time_s : (r->time_hi - r->time_lo) / (2 * r->time_s);
     return isfinite(s) && s > 0 ? s : 0;
 }

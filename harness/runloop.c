@@ -225,10 +225,13 @@ static void probe_peaks(sb_result *r)
         pk->fma_fp32 = sb_cuda_probe_fma(0);
         pk->fma_fp64 = sb_cuda_probe_fma(1);
     } else {
+        const sb_probe_stats *p[3] = {sb_cpu_probe_triad(), sb_cpu_probe_fma_stats(0), sb_cpu_probe_fma_stats(1)};
         pk->bw_kind = "triad";
-        pk->bandwidth = sb_cpu_probe_triad_bw();
-        pk->fma_fp32 = sb_cpu_probe_fma(0);
-        pk->fma_fp64 = sb_cpu_probe_fma(1);
+        pk->bandwidth = p[0]->best;
+        pk->fma_fp32 = p[1]->best;
+        pk->fma_fp64 = p[2]->best;
+        for (int k = 0; k < 3; k++) pk->spread[k] = (sb_peak_spread){p[k]->median, p[k]->worst, p[k]->trials};
+        pk->fma_isa = p[1]->isa;
     }
     pk->measured = 1;
 }
@@ -292,6 +295,10 @@ int sb_run_case(const sb_kernel *k, sb_backend b, sb_params *p, int flags, sb_re
         r->peaks.bandwidth *= r->mpi.devices;
         r->peaks.fma_fp32 *= r->mpi.devices;
         r->peaks.fma_fp64 *= r->mpi.devices;
+        for (int k = 0; k < 3; k++) {
+            r->peaks.spread[k].median *= r->mpi.devices;
+            r->peaks.spread[k].worst *= r->mpi.devices;
+        }
     }
     sb_progress_done();
     return SB_OK;

@@ -7,11 +7,20 @@
 #include "sb.h"
 #include "stats.h"
 
+/* How one probe's trials spread: its value is the best of them (CPU); trials 0 where the
+ * probe reports one number (the GPU's, a median of its launches). */
+typedef struct {
+    double median, worst;
+    int trials;
+} sb_peak_spread;
+
 typedef struct {
     int measured;          /* 0: probes skipped (validate) */
     const char *bw_kind;   /* "copy" (CUDA device-to-device) or "triad" (CPU STREAM) */
     double bandwidth;      /* bytes/s */
     double fma_fp32, fma_fp64; /* flop/s, an FMA counted as 2 */
+    sb_peak_spread spread[3];  /* of bandwidth, fma_fp32, fma_fp64 */
+    const char *fma_isa;   /* CPU: the instruction set of the FMA chains behind fma_fp32/64; NULL on the GPU */
 } sb_peaks;
 
 /* A run over several MPI ranks (ranks == 1: a serial run, nothing else set). */

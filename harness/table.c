@@ -34,8 +34,9 @@ static int table_load(table *t, char **paths, int npath)
         total += t->set[t->nset].n;
     }
     if (!(t->row = calloc((size_t)total + 1, sizeof *t->row))) return SB_EXIT_RUNTIME;
-    for (int s = 0; s < t->nset; s++)
-        for (int i = 0; i < t->set[s].n; i++) t->row[t->n++] = &t->set[s].row[i];
+    for (int s = 0; s < t->nset; s++) /* Complexity() fits are no case: left out */
+        for (int i = 0; i < t->set[s].n; i++)
+            if (!t->set[s].row[i].complexity) t->row[t->n++] = &t->set[s].row[i];
     return SB_OK;
 }
 
@@ -70,7 +71,7 @@ static void print_csv(FILE *out, const table *t)
           "bytes_per_second,flops_per_second,bytes_per_item,flops_per_item,bw_kind,peak_bandwidth_Bps,"
           "peak_fp32_flops,peak_fp64_flops,peak_flops_used,roofline_items_per_second,percent_roofline,passed,"
           "commit,file,noise,ranks,case_params,measured_bytes_per_item,measured_bytes_ratio,measured_flops_per_item,"
-          "measured_flops_ratio,profile_tool,threads\n",
+          "measured_flops_ratio,profile_tool,threads,real_time_s,error,peaks_file,fma_isa,repetitions\n",
           out);
     for (int i = 0; i < t->n; i++) {
         const sb_rrow *r = t->row[i];
@@ -110,6 +111,12 @@ static void print_csv(FILE *out, const table *t)
         csv_num(out, r->prof_flops_ratio, ",");
         csv_str(out, r->prof_tool, ",");
         if (r->threads) fprintf(out, "%d", r->threads);
+        fputs(",", out);
+        csv_num(out, r->time_s, ",");
+        csv_str(out, r->error ? r->error_msg : "", ",");
+        csv_str(out, r->peaks_file ? r->peaks_file : "", ",");
+        csv_str(out, r->fma_isa, ",");
+        if (r->reps) fprintf(out, "%d", r->reps);
         fputs("\n", out);
     }
 }
@@ -201,11 +208,14 @@ static void pct_text(char *buf, size_t n, double rate, double pct, double peak, 
     snprintf(buf, n, pct >= 1 ? "%.1f %% of %s%s%s" : "%.2g %% of %s%s%s", pct, p, what[0] ? " " : "", what);
 }
 
-static const char *flop_kind(const sb_rrow *r)
+/* "FP64", and for a CPU row the instruction set of its FMA roof: "FP64 AVX-512". */
+static const char *flop_kind(const sb_rrow *r, char *buf, size_t n)
 {
-    if (fabs(r->peak_flops - r->peak_fp64) <= 1e-6 * r->peak_fp64) return "FP64";
-    if (fabs(r->peak_flops - r->peak_fp32) <= 1e-6 * r->peak_fp32) return "FP32";
-    return "";
+    const char *p = fabs(r->peak_flops - r->peak_fp64) <= 1e-6 * r->peak_fp64   ? "FP64"
+                    : fabs(r->peak_flops - r->peak_fp32) <= 1e-6 * r->peak_fp32 ? "FP32"
+                                                                                : "";
+    snprintf(buf, n, "%s%s%s", p, *p && r->fma_isa[0] ? " " : "", *p ? r->fma_isa : "");
+    return buf;
 }
 
 /* The backend a row is measured against: CUDA against the CPU backend, the CPU
@@ -280,7 +290,8 @@ static void print_markdown(FILE *out, table *t)
         cell(out, c);
         pct_text(c, sizeof c, r->bps, r->pct_bw, r->peak_bw, "B/s", r->bw_kind);
         cell(out, c);
-        pct_text(c, sizeof c, r->fps, r->pct_flops, r->peak_flops, "FLOP/s", flop_kind(r));
+        char kind[48];
+        pct_text(c, sizeof c, r->fps, r->pct_flops, r->peak_flops, "FLOP/s", flop_kind(r, kind, sizeof kind));
         cell(out, c);
         peer_text(t, r, c, sizeof c);
         cell(out, c);

@@ -26,6 +26,17 @@ run_sb() {
     files=$(ls -A "$dir")
 }
 
+# run_cmd CMD...: as run_sb, for another command.
+run_cmd() {
+    local dir="$work/run"
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && "$@" >"$work/out" 2>"$work/err")
+    rc=$?
+    out=$(cat "$work/out")
+    err=$(cat "$work/err")
+    files=$(ls -A "$dir")
+}
+
 # expect_usage NEEDLE ARGS...: exit 2, one line on stderr containing NEEDLE, nothing else.
 expect_usage() {
     local needle=$1
@@ -68,6 +79,15 @@ expect_usage "foo" run $K --backend foo
 expect_usage "foo" run $K --backend=foo
 expect_usage "99999999" run $K --size 99999999
 expect_usage "12abc" run $K --size 12abc
+# a bad --size quotes the kernel's own range (scibench list), never 1..2147483647
+lmc_range=$("$SB" list | awk '/^  lattice_mc:/{k=1} k && /^    size/{for (i=1;i<=NF;i++){if ($i=="min") lo=$(i+1); if ($i=="max") hi=$(i+1)}; print lo+0 ".." hi+0; exit}')
+expect_usage "--size -5 is out of range; accepted: $lmc_range for $K" run $K --size -5
+expect_usage "--size 3000000000 is out of range; accepted: $lmc_range for $K" run $K --size 3000000000
+expect_usage "--size '12abc' is not an integer; accepted: $lmc_range for $K" run $K --size 12abc
+# --size 0 is the kernel's default, as documented
+lmc_default=$("$SB" list | awk '/^  lattice_mc:/{k=1} k && /^    size/{for (i=1;i<=NF;i++) if ($i=="default") {print $(i+1)+0; exit}}')
+run_sb validate $K --size 0 --quiet
+if [ "$rc" = 0 ] && printf '%s\n' "$out" | grep -qE "^  size +$lmc_default "; then ok; else bad "validate $K --size 0: exit $rc, not the default size $lmc_default: $err"; fi
 expect_usage "nonsense" run $K --param nonsense
 expect_usage "=5" run $K --param =5
 expect_usage "T=abc" run $K --param T=abc
@@ -87,6 +107,14 @@ expect_usage "/nonexistent/dir/x.json" run $K --json /nonexistent/dir/x.json
 [ -e /nonexistent/dir/x.json ] && bad "/nonexistent/dir/x.json was created"
 mkdir -p "$work/adir"
 expect_usage "$work/adir" run $K --json "$work/adir"
+# A destination that cannot take the file fails before anything runs: /proc (within a second),
+# a name or a path too long, a path ending in '/'. The check leaves nothing behind.
+t0=$(date +%s%N)
+expect_usage "/proc/x.json: cannot create a file in /proc" run $K --json /proc/x.json
+[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || bad "--json /proc/x.json took more than a second to refuse"
+expect_usage "accepted: at most 255" run $K --json "$(printf 'n%.0s' $(seq 300)).json"
+expect_usage "accepted: less than 4096" run $K --json "$(printf 'd/%.0s' $(seq 2100))x.json"
+expect_usage "ends in '/'" run $K --json out/
 # A usage error found after the JSON path check still leaves no file behind.
 expect_usage "bogus_key" run $K --param bogus_key=1 --json out.json
 expect_usage "99999999" validate $K --size 99999999 --json out.json
@@ -189,6 +217,24 @@ else
 fi
 cp "$work/run/v.json" "$work/one-rank.json" 2>/dev/null
 
+# info: bad arguments; --json writes the machine's stored peaks over --runs processes, and the
+# results of that folder are divided by them (table names the file).
+expect_usage "--runs '0'" info --runs 0
+expect_usage "unknown argument '--bogus'" info --bogus
+expect_usage "/proc/p.json: cannot create a file in /proc" info --json /proc/p.json
+run_sb info --runs 2 --json peaks.json
+if [ "$rc" = 0 ] && python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); c = p["cpu"]
+assert p["machine"] and c["model"] and c["fma_isa"], p
+for k in ("triad_bandwidth_Bps", "fma_fp32_flops", "fma_fp64_flops"):
+    assert c[k]["runs"] == 2 and 0 < c[k]["min"] <= c[k]["value"] <= c[k]["max"], (k, c[k])' "$work/run/peaks.json"; then
+    cp "$work/run/peaks.json" "$work/peaks.json"
+    (cd "$work/run" && "$SB" run $K --size 8 --reps 2 --warmup 0 --quiet --json r.json >/dev/null)
+    "$SB" table "$work/run" | tail -1 | grep -q ",$work/run/peaks.json," && ok || bad "table: the run is not divided by the folder's peaks.json"
+else
+    bad "info --runs 2 --json peaks.json: exit $rc: $err"
+fi
+
 # --baseline (MPI efficiency): a one-rank JSON of the same kernel and backend, else exit 2
 expect_usage "--baseline needs a file path" run $K --baseline ""
 expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json
@@ -243,7 +289,13 @@ doctor other_size.json 'b[4]["size"] = 16'
 expect_usage "field \"size\" is the integer 16, but the integer ${ci:-8} in benchmarks[0]" compare "$work/r3.json" "$work/other_size.json"
 doctor name_newline.json 'b[0]["name"] = "two\nlines"'
 expect_usage "benchmarks[0] (\"two?lines\"): field \"name\" does not match" compare "$work/r3.json" "$work/name_newline.json"
-doctor split.json 'b[1]["validation"]["passed"] = False'
+# no case in common (another seed): exit 2, one line, not an OK verdict on nothing
+doctor other_seed.json 'for e in b: e["seed"] = 2'
+expect_usage "have no case in common: nothing compared" compare "$work/r3.json" "$work/other_seed.json"
+# (a file as written before the validation moved to the median entry: in every entry)
+doctor split.json 'v = next(e["validation"] for e in b if "validation" in e)
+for e in b: e["validation"] = json.loads(json.dumps(v))
+b[1]["validation"]["passed"] = False'
 run_sb compare "$work/r3.json" "$work/split.json"
 case "$rc:$out" in
     1:*"VALIDATION CHANGED"*"NEW entries disagree on the validation verdict (5 PASS, 1 FAIL"*) ok ;;
@@ -252,36 +304,108 @@ esac
 run_sb table "$work/split.json"
 if [ "$rc" = 0 ] && printf '%s' "$out" | tail -1 | grep -q ',false,'; then ok; else bad "table split.json: exit $rc: $out"; fi
 
-# SIGINT in the middle of a run: the process ends by the signal, no JSON, no JSON.tmp.
+# Google Benchmark's own output (tests/data): Complexity() fits skipped, time-only entries compared
+# by time, an errored entry a failure: exit 0 or 1, never 2 (usage).
+gb=$(cd "$(dirname "$0")" && pwd)/data
+run_sb compare "$gb/gbench_old.json" "$gb/gbench_new.json"
+case "$rc:$err:$out" in
+    "1::"*"FAIL (benchmark error)"*"skipped (complexity fit)"*) ok ;;
+    *) bad "compare gbench_old gbench_new: exit $rc (expected 1, no stderr): $err" ;;
+esac
+run_sb compare "$gb/gbench_old.json" "$gb/gbench_old.json"
+[ "$rc" = 0 ] && [ -z "$err" ] && ok || bad "compare gbench_old gbench_old: exit $rc (expected 0): $err"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["benchmarks"][-1]["error_occurred"] = "yes"
+json.dump(d, open(sys.argv[2], "w"))' "$gb/gbench_new.json" "$work/gb_bad_error.json"
+expect_usage "field \"error_occurred\" is the string \"yes\"; expected true or false" compare "$gb/gbench_old.json" "$work/gb_bad_error.json"
+
+# The validation, the launches and the counters describe the case: once, in the median entry, so
+# that a file grows by a repetition's times only (2000 repetitions of a tiny case).
+run_sb run $K --size 4 --reps 2000 --warmup 0 --quiet --json big.json
+if [ "$rc" = 0 ] && [ "$(grep -c '"validation"' "$work/run/big.json")" = 1 ] \
+    && [ "$(($(stat -c %s "$work/run/big.json") / 2000))" -lt 1500 ]; then
+    ok
+else
+    bad "run $K --reps 2000: exit $rc, $(grep -c '"validation"' "$work/run/big.json" 2>/dev/null) validation blocks, $(stat -c %s "$work/run/big.json" 2>/dev/null) bytes"
+fi
+# Committed results from before (the validation in every entry) still read.
+"$SB" table "$(dirname "$0")/../results" >/dev/null 2>"$work/err" && ok || bad "table results/: $(cat "$work/err")"
+
+# make campaign (tools/campaign.sh): a tree with uncommitted changes is refused with one line
+# (exit 2), dry runs too; on a clean tree a dry run prints the commands: the stored peaks, each
+# case of the case list under its file name, cuda ones only with a GPU, then make report.
+campaign=$(cd "$(dirname "$0")/.." && pwd)/tools/campaign.sh
+mkdir -p "$work/repo" "$work/cases"
+git -C "$work/repo" init -q && git -C "$work/repo" -c user.email=t@t -c user.name=t commit --allow-empty -qm base
+cp "$work/r3.json" "$work/cases/$K.openmp_simd.${ci:-8}.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["benchmarks"]: e["backend"] = "cuda"
+json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/$K.cuda.256.json" # a headline name: --profile
+: >"$work/repo/uncommitted.txt"
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
+lines=$(printf '%s\n' "$err" | grep -c .)
+case "$rc:$lines:$err:$out" in
+    "2:1:campaign: the tree $work/repo has uncommitted changes"*":") ok ;;
+    *) bad "campaign on a dirty tree: exit $rc (expected 2, one line, nothing run): $err $out" ;;
+esac
+rm "$work/repo/uncommitted.txt"
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
+run_cuda="--backend cuda --size ${ci:-8} --seed 1 --reps 3 --quiet --profile --json $work/new/$K.cuda.256.json"
+if "$SB" list | grep -q "cuda .*not available"; then want_cuda="# skipped: $K cuda ${ci:-8}"; else want_cuda=$run_cuda; fi
+if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "info --runs 5 --json $work/new/peaks.json" \
+    && printf '%s\n' "$out" | grep -q -- "run $K --backend openmp_simd --size ${ci:-8} --seed 1 --reps 3 --quiet --json $work/new/$K.openmp_simd.${ci:-8}.json" \
+    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | tail -1 | grep -q "make -C $work/repo report"; then
+    ok
+else
+    bad "campaign --dry-run: exit $rc, or the commands are not the peaks, the cases and the report: $out $err"
+fi
+
+# SIGINT in the middle of a run: the process ends by the signal, no JSON, no temporary.
 rm -rf "$work/run" && mkdir -p "$work/run"
 (cd "$work/run" && timeout --preserve-status -s INT 2 "$SB" run $K --size 48 --reps 100000 --quiet --json int.json \
     >/dev/null 2>&1)
 rc=$?
 left=$(ls -A "$work/run")
 if [ "$rc" = 130 ] && [ -z "$left" ]; then ok; else bad "SIGINT mid-run: exit $rc (expected 130), left: $left"; fi
-# SIGTERM while the JSON is written: held until the file is complete and renamed. The .tmp is
-# a FIFO here, so the writer waits in open() (syscall 257 on x86-64) until this test reads it.
-# (SIGTERM: a background job of a script ignores SIGINT.)
-rm -rf "$work/run" && mkdir -p "$work/run" && mkfifo "$work/run/w.json.tmp"
-"$SB" validate $K --size "${ci:-8}" --quiet --json "$work/run/w.json" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 6000); do grep -q '^257 ' /proc/$pid/syscall 2>/dev/null || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
-if grep -q '^257 ' /proc/$pid/syscall 2>/dev/null; then
-    kill -TERM $pid
+# The writer's temporary is a new file of its own: a user's FILE.tmp (a file or a folder) is
+# never touched, and nothing but FILE is left.
+rm -rf "$work/run" && mkdir -p "$work/run/d.json.tmp" && printf 'mine\n' >"$work/run/f.json.tmp"
+(cd "$work/run" && "$SB" validate $K --size "${ci:-8}" --quiet --json f.json >/dev/null 2>&1 &&
+    "$SB" validate $K --size "${ci:-8}" --quiet --json d.json >/dev/null 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ "$(cat "$work/run/f.json.tmp")" = mine ] && [ -d "$work/run/d.json.tmp" ] \
+    && [ "$(ls -A "$work/run" | tr '\n' ' ')" = "d.json d.json.tmp f.json f.json.tmp " ]; then
+    ok
+else
+    bad "--json beside a user's FILE.tmp: exit $rc, files: $(ls -A "$work/run" | tr '\n' ' ')"
+fi
+# SIGTERM while the JSON is written: held until the file is complete and renamed. The shim
+# tests/json_stall.c holds the writer at its rename() (the temporary complete, FILE not yet
+# there) until this test opens the FIFO gate. (SIGTERM: a background job of a script ignores
+# SIGINT.)
+stall=${STALL_SO:-$(dirname "$SB")/tests/json_stall.so}
+if [ -f "$stall" ]; then
+    rm -rf "$work/run" "$work/ready" "$work/gate" && mkdir -p "$work/run" && mkfifo "$work/gate"
+    LD_PRELOAD=$stall SB_STALL_READY=$work/ready SB_STALL_GATE=$work/gate ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+        "$SB" validate $K --size "${ci:-8}" --quiet --json "$work/run/w.json" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do [ -s "$work/ready" ] || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
+    tmp=$(cat "$work/ready" 2>/dev/null)
+    kill -TERM $pid 2>/dev/null
     sleep 0.3
-    cat "$work/run/w.json.tmp" >"$work/captured.json"
+    kill -0 $pid 2>/dev/null && held=1 || held=0
+    timeout 10 sh -c ': >"$1"' _ "$work/gate" # no reader (the run ended early): not waited for
     wait $pid
     rc=$?
-    if [ "$rc" = 143 ] && [ ! -e "$work/run/w.json.tmp" ] && [ -e "$work/run/w.json" ] \
-        && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["benchmarks"][3]' "$work/captured.json"; then
+    if [ "$held" = 1 ] && [ "$rc" = 143 ] && [ "$(dirname "$tmp")" = "$work/run" ] && [ "$(basename "$tmp")" != w.json.tmp ] \
+        && [ "$(ls -A "$work/run")" = w.json ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["benchmarks"][3]' "$work/run/w.json"; then
         ok
     else
-        bad "SIGTERM during the JSON write: exit $rc (expected 143 after a complete write), files: $(ls -A "$work/run")"
+        bad "SIGTERM during the JSON write: held $held, exit $rc (expected 143 after a complete write), temporary '$tmp', files: $(ls -A "$work/run")"
     fi
 else
-    kill $pid 2>/dev/null
-    wait $pid
-    echo "SKIP: SIGTERM during the JSON write: no /proc/PID/syscall to see the writer wait"
+    echo "SKIP: SIGTERM during the JSON write: no $stall (make $stall)"
 fi
 
 # Host memory runs out (a 2 GB address-space limit): exit 3, one line, no JSON. Not under

@@ -22,6 +22,7 @@
 #include "table.h"
 
 static char out[65536]; /* the last compare's report */
+static int table(const char *path);
 
 /* The repetitions get a fixed +-1% jitter (median absolute deviation 1%) and the aggregates a
  * 0.99..1.01 range, so verdicts do not depend on this machine's timing noise. */
@@ -228,7 +229,21 @@ static void test_default_params(void **state)
     doctor(at("base.json"), at("lmc_new.json"), as_lattice_mc, 1);
     doctor(at("base.json"), at("lmc_T.json"), as_lattice_mc, 2);
     expect(compare(at("lmc_old.json"), at("lmc_new.json"), NULL, NULL, NULL, NULL), 0, "1 compared, 0 regressions");
-    expect(compare(at("lmc_old.json"), at("lmc_T.json"), NULL, NULL, NULL, NULL), 0, "0 compared");
+    /* no case in common: a gate that compared nothing fails as a usage error, and prints nothing */
+    expect(compare(at("lmc_old.json"), at("lmc_T.json"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+}
+
+/* Two folders with no case in common: exit 2, not an OK verdict on nothing. */
+static void test_nothing_in_common(void **state)
+{
+    (void)state;
+    mkdir(at("disjoint"), 0755);
+    doctor(at("raw_small.json"), at("disjoint/small.json"), NULL, 0);
+    expect(compare(at("base.json"), at("disjoint"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    expect(compare(at("disjoint"), at("base.json"), "--format", "json", NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
 }
 
 static void test_throughput(void **state)
@@ -310,6 +325,32 @@ static void test_missing_rows(void **state)
     assert_non_null(strstr(out, "1 only in OLD"));
 }
 
+/* The commit the file records: x = 0 "aaaaaaaaaaaa", 1 "bbbbbbbbbbbb-dirty". */
+static void commit_of(json_t *root, double x)
+{
+    json_object_set_new(json_object_get(root, "context"), "git_commit", json_string(x > 0 ? "bbbbbbbbbbbb-dirty" : "aaaaaaaaaaaa"));
+}
+
+/* compare names each side's commits and flags a side that mixes them or holds -dirty results. */
+static void test_commits(void **state)
+{
+    (void)state;
+    mkdir(at("one_commit"), 0755);
+    mkdir(at("mixed"), 0755);
+    doctor(at("raw.json"), at("one_commit/a.json"), commit_of, 0);
+    doctor(at("raw_small.json"), at("one_commit/b.json"), commit_of, 0);
+    doctor(at("raw.json"), at("mixed/a.json"), commit_of, 0);
+    doctor(at("raw_small.json"), at("mixed/b.json"), commit_of, 1);
+    expect(compare(at("one_commit"), at("one_commit"), NULL, NULL, NULL, NULL), 0, "commit aaaaaaaaaaaa, 2 files");
+    assert_null(strstr(out, "warning"));
+    expect(compare(at("one_commit"), at("mixed"), NULL, NULL, NULL, NULL), 0,
+           "  warning: NEW mixes 2 commits: its results are not of one build\n");
+    assert_non_null(strstr(out, "  warning: NEW holds 1 result of a -dirty build (uncommitted changes)\n"));
+    assert_null(strstr(out, "warning: OLD"));
+    expect(compare(at("mixed"), at("one_commit"), "--format", "json", NULL, NULL), 0, "\"old_commits\": 2");
+    assert_non_null(strstr(out, "\"old_dirty_results\": 1"));
+}
+
 /* OMP_NUM_THREADS=1 on a 16-CPU machine, or all 16 threads. */
 static void threads_of_16(json_t *root, double x)
 {
@@ -363,6 +404,128 @@ static void test_normalise(void **state)
     /* Throughput halved on an unchanged machine is still a regression of % roofline. */
     doctor(at("raw.json"), at("slow_same_machine.json"), throughput, 0.5);
     expect(compare(at("base.json"), at("slow_same_machine.json"), "--normalize=peak", NULL, NULL, NULL), 1, "REGRESSION");
+}
+
+/* The file ran on another machine: x = 0 another machine class and CPU, 1 the same class with
+ * another CPU model; its rates times 0.5 (a slower machine). */
+static void other_machine(json_t *root, double x)
+{
+    json_t *ctx = json_object_get(root, "context");
+    if (x == 0) json_object_set_new(ctx, "machine", json_string("cpu-64core"));
+    json_object_set_new(json_object_get(ctx, "cpu"), "model", json_string("Other CPU 9000"));
+    machine_speed(root, 0.5);
+}
+
+/* Without --normalise peak, items/s of two machines gets no speed verdict: one line names the
+ * machines and the way to compare them; a validation change still fails. */
+static void test_other_machine(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("other_class.json"), other_machine, 0);
+    doctor(at("raw.json"), at("other_cpu.json"), other_machine, 1);
+    expect(compare(at("base.json"), at("other_class.json"), NULL, NULL, NULL, NULL), 0, "other machine");
+    assert_null(strstr(out, "REGRESSION\n"));
+    assert_non_null(strstr(out, "verdict: OK"));
+    assert_non_null(strstr(out, "machines differ: OLD "));
+    assert_non_null(strstr(out, " vs NEW cpu-64core (Other CPU 9000)"));
+    assert_non_null(strstr(out, "compare them with --normalise peak"));
+    assert_non_null(strstr(out, "1 on other machines (no speed verdict)"));
+    expect(compare(at("base.json"), at("other_cpu.json"), NULL, NULL, NULL, NULL), 0, "(Other CPU 9000)");
+    expect(compare(at("base.json"), at("other_cpu.json"), "--format", "csv", NULL, NULL), 0, "\"other machine\"");
+    expect(compare(at("base.json"), at("other_cpu.json"), "--format", "json", NULL, NULL), 0, "\"other_machine\": 1");
+    /* normalised: the machines' peaks taken out (both halved), the same % of roofline */
+    expect(compare(at("base.json"), at("other_class.json"), "--normalise", "peak", NULL, NULL), 0, "ok");
+    assert_null(strstr(out, "machines differ"));
+    /* a validation change on another machine is still one */
+    doctor(at("failed.json"), at("failed_other.json"), other_machine, 0);
+    expect(compare(at("base.json"), at("failed_other.json"), NULL, NULL, NULL, NULL), 1, "VALIDATION CHANGED");
+}
+
+/* A flop-bound file (1 TFLOP/s FMA peaks) whose FMA probe ran with instruction set x: 0 AVX2+FMA,
+ * 1 AVX-512 with twice the FMA peaks (the widest vectors, the same throughput). */
+static void fma_isa_of(json_t *root, double x)
+{
+    json_t *ctx = json_object_get(root, "context"), *peaks = json_object_get(ctx, "peaks");
+    flop_bound(root, 1.0);
+    json_object_set_new(ctx, "fma_isa", json_string(x > 0 ? "AVX-512" : "AVX2+FMA"));
+    json_object_set_new(peaks, "fma_fp64_flops", json_real(x > 0 ? 2e12 : 1e12));
+    json_object_set_new(peaks, "fma_fp32_flops", json_real(x > 0 ? 2e12 : 1e12));
+}
+
+static double json_ratio(void)
+{
+    json_error_t err;
+    json_t *root = json_loads(out, 0, &err);
+    double r = json_number_value(json_object_get(json_array_get(json_object_get(root, "rows"), 0), "ratio"));
+    json_decref(root);
+    return r;
+}
+
+/* One machine has one FMA roof: builds whose FMA probes ran with different instruction sets are
+ * divided by the higher one, so equal throughput is a ratio of 1, not 0.5. */
+static void test_fma_roof(void **state)
+{
+    (void)state;
+    doctor(at("raw.json"), at("isa_avx2.json"), fma_isa_of, 0);
+    doctor(at("raw.json"), at("isa_avx512.json"), fma_isa_of, 1);
+    expect(compare(at("isa_avx2.json"), at("isa_avx512.json"), "--normalise", "peak", "--format", "json"), 0, NULL);
+    assert_true(fabs(json_ratio() - 1.0) < 1e-9);
+    expect(compare(at("isa_avx2.json"), at("isa_avx512.json"), "--normalise", "peak", NULL, NULL), 0,
+           "FMA probes of different instruction sets (OLD AVX2+FMA, NEW AVX-512) on one machine: both divided by the "
+           "higher FMA roof, 2000 GFLOP/s");
+    /* on another machine the roofs are that machine's own */
+    doctor(at("isa_avx512.json"), at("isa_other.json"), other_machine, 0);
+    expect(compare(at("isa_avx2.json"), at("isa_other.json"), "--normalise", "peak", "--format", "json"), 1, NULL);
+    assert_true(fabs(json_ratio() - 0.5) < 1e-9); /* the same share of a slower machine's twice-as-high roof */
+}
+
+static void write_peaks(const char *name, const char *machine, const char *cpu_model, const char *isa, double triad,
+                        double fma)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"scibench_peaks\": 1, \"machine\": \"%s\", \"git_commit\": \"abc\", \"cpu\": {\"model\": \"%s\", "
+             "\"fma_isa\": \"%s\", "
+             "\"triad_bandwidth_Bps\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}, "
+             "\"fma_fp32_flops\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}, "
+             "\"fma_fp64_flops\": {\"value\": %g, \"min\": %g, \"max\": %g, \"runs\": 5}}, \"gpu\": null}\n",
+             machine, cpu_model, isa, triad, triad, triad, fma, fma, fma, fma, fma, fma);
+    FILE *f = fopen(at(name), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A folder's stored peaks (peaks.json) replace its runs' own probes for the rows of its
+ * machine: compare --normalise peak and table divide by them. */
+static void test_stored_peaks(void **state)
+{
+    (void)state;
+    json_error_t err;
+    doctor(at("raw.json"), at("fb_one.json"), flop_bound, 1.0);
+    json_t *root = json_load_file(at("fb_one.json"), 0, &err), *ctx = json_object_get(root, "context");
+    char machine[64], model[128], isa[32];
+    snprintf(machine, sizeof machine, "%s", json_string_value(json_object_get(ctx, "machine")));
+    snprintf(isa, sizeof isa, "%s", json_string_value(json_object_get(ctx, "fma_isa")));
+    snprintf(model, sizeof model, "%s", json_string_value(json_object_get(json_object_get(ctx, "cpu"), "model")));
+    json_decref(root);
+    mkdir(at("stored"), 0755);
+    rewrite(at("fb_one.json"), at("stored/fb.json"), NULL, 0);
+    write_peaks("stored/peaks.json", machine, model, isa, 1e18, 2e12); /* twice the run's FMA peak */
+    expect(compare(at("fb_one.json"), at("stored"), "--normalise", "peak", "--format", "json"), 1, NULL);
+    assert_true(fabs(json_ratio() - 0.5) < 1e-9);
+    assert_int_equal(table(at("stored")), 0);
+    assert_non_null(strstr(out, "/stored/peaks.json,"));
+    assert_non_null(strstr(out, ",2e+12,2e+12,2e+12,")); /* peak_fp32, peak_fp64, the one used */
+    /* stored peaks of another machine are not this run's */
+    write_peaks("stored/peaks.json", "cpu-4096core", model, isa, 1e18, 2e12);
+    expect(compare(at("fb_one.json"), at("stored"), "--normalise", "peak", "--format", "json"), 0, NULL);
+    assert_true(fabs(json_ratio() - 1.0) < 1e-9);
+    /* a malformed peaks file: one line, exit 2 */
+    write_peaks("stored/peaks.json", machine, model, isa, 1e18, -1);
+    expect(compare(at("fb_one.json"), at("stored"), NULL, NULL, NULL, NULL), 2, NULL);
+    assert_string_equal(out, "");
+    assert_int_equal(table(at("stored")), 2);
 }
 
 static int csv_fields(const char *line)
@@ -454,6 +617,39 @@ static void test_usage(void **state)
     assert_string_equal(out, "");
 }
 
+/* Google Benchmark's own output (tests/data/gbench_*.json, written as its JSON reporter writes
+ * them): Complexity() fits are listed and skipped, an entry without items_per_second is
+ * compared by its time, an entry that reported an error is a failure (exit 1), never a usage
+ * error. Run from the repository root (make test does). */
+static void test_google_benchmark(void **state)
+{
+    (void)state;
+    const char *old = "tests/data/gbench_old.json", *new = "tests/data/gbench_new.json";
+    expect(compare(old, new, NULL, NULL, NULL, NULL), 1, "verdict: FAIL");
+    assert_non_null(strstr(out, "BM_Alloc/4096 "));
+    assert_non_null(strstr(out, "FAIL (benchmark error)"));
+    assert_non_null(strstr(out, "NEW reported an error: mmap of 4096 MiB failed: Cannot allocate memory"));
+    assert_non_null(strstr(out, "Complexity() fit BM_Sort_BigO (O(NlgN)), BM_Sort_RMS: skipped"));
+    assert_non_null(strstr(out, "skipped (complexity fit)"));
+    /* BM_Hash/64 has no items_per_second: its median time 24.40 ns -> 31.75 ns is a regression */
+    assert_non_null(strstr(out, "24.4ns"));
+    assert_non_null(strstr(out, "31.75ns   0.769"));
+    assert_non_null(strstr(out, "1 regression,"));
+    assert_non_null(strstr(out, "BM_Sort/4096 "));
+    expect(compare(old, old, NULL, NULL, NULL, NULL), 0, "verdict: OK  5 compared");
+    expect(compare(new, new, NULL, NULL, NULL, NULL), 1, "1 benchmark error in NEW");
+    /* the error alone on the OLD side: listed, not a failure of NEW */
+    expect(compare(new, old, NULL, NULL, NULL, NULL), 0, "error in OLD");
+    expect(compare(old, new, "--format", "json", NULL, NULL), 1, "\"errors\": 1");
+    assert_non_null(strstr(out, "\"real_time_s\""));
+    expect(compare(old, new, "--format", "csv", NULL, NULL), 1, "\"real_time_s\"");
+    /* normalised: no peaks in such files, no metric; the error still fails */
+    expect(compare(old, new, "--normalise", "peak", NULL, NULL), 1, "cannot normalise");
+    assert_int_equal(table(new), 0);
+    assert_null(strstr(out, "BM_Sort,"));  /* the fit is no case of the table */
+    assert_non_null(strstr(out, ",mmap of 4096 MiB failed: Cannot allocate memory,"));
+}
+
 /* ---- strict reading: malformed or inconsistent files ---------------------- */
 
 static json_t *entry_at(json_t *root, double x) { return json_array_get(json_object_get(root, "benchmarks"), (size_t)x); }
@@ -464,10 +660,50 @@ static void slow_median(json_t *root, double x)
     json_t *b = entry_at(root, json_array_size(json_object_get(root, "benchmarks")) - 3); /* median, min, max last */
     json_object_set_new(b, "real_time", json_real(x * json_number_value(json_object_get(b, "real_time"))));
 }
-/* Repetition x says FAIL, every other entry (and its own checks) PASS. */
+/* A file as written before the validation moved to the median entry: every entry holds it. */
+static void validation_per_entry(json_t *root)
+{
+    json_t *b, *v = NULL;
+    size_t i;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) if (json_object_get(b, "validation")) v = json_deep_copy(json_object_get(b, "validation"));
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) json_object_set_new(b, "validation", json_deep_copy(v));
+    json_decref(v);
+}
+
+/* In a file with the validation in every entry, repetition x says FAIL, every other entry (and
+ * its own checks) PASS. */
 static void split_verdict(json_t *root, double x)
 {
+    validation_per_entry(root);
     json_object_set_new(json_object_get(entry_at(root, x), "validation"), "passed", json_false());
+}
+
+static void per_entry(json_t *root, double x)
+{
+    (void)x;
+    validation_per_entry(root);
+}
+
+/* The validation once, in the median entry: a file written with it in every entry (the files
+ * under results/ before) reads the same; one whose median entry lacks it is refused. */
+static void test_validation_once(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *root = json_load_file(at("base.json"), 0, &err), *b;
+    size_t i, n = 0;
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) n += json_object_get(b, "validation") != NULL;
+    assert_int_equal(n, 1);
+    json_decref(root);
+    rewrite(at("base.json"), at("per_entry.json"), per_entry, 0);
+    expect(compare(at("base.json"), at("per_entry.json"), NULL, NULL, NULL, NULL), 0, "PASS->PASS");
+    assert_non_null(strstr(out, "1.000"));
+    rewrite(at("base.json"), at("no_validation.json"), slow_median, 1.0); /* a copy */
+    root = json_load_file(at("no_validation.json"), 0, &err);
+    json_array_foreach(json_object_get(root, "benchmarks"), i, b) json_object_del(b, "validation");
+    json_dump_file(root, at("no_validation.json"), 0);
+    json_decref(root);
+    expect(compare(at("base.json"), at("no_validation.json"), NULL, NULL, NULL, NULL), 2, NULL);
 }
 
 static void write_text(const char *name, const char *text)
@@ -564,9 +800,9 @@ static void test_ci_baseline_doctored(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_missing_rows),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise),  cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_identical),     cmocka_unit_test(test_default_params), cmocka_unit_test(test_nothing_in_common), cmocka_unit_test(test_throughput), cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_missing_rows), cmocka_unit_test(test_commits),  cmocka_unit_test(test_partial_threads), cmocka_unit_test(test_normalise), cmocka_unit_test(test_other_machine), cmocka_unit_test(test_fma_roof), cmocka_unit_test(test_stored_peaks),  cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_usage),         cmocka_unit_test(test_ci_baseline_doctored), cmocka_unit_test(test_measured_column), cmocka_unit_test(test_strict), cmocka_unit_test(test_google_benchmark), cmocka_unit_test(test_validation_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -50,20 +50,43 @@ static void test_clock(void **state) {
     assert_true(t1 - t0 < 1.0);
 }
 
+/* A probe's statistics: best >= median >= worst > 0 over its trials. */
+static void check_stats(const sb_probe_stats *p, int min_trials) {
+    assert_true(p->trials >= min_trials);
+    assert_true(p->worst > 0.0);
+    assert_true(p->worst <= p->median && p->median <= p->best);
+}
+
 static void test_triad_probe(void **state) {
     (void)state;
     double bw = sb_cpu_probe_triad_bw();
-    print_message("triad: %.2f GB/s\n", bw * 1e-9);
+    const sb_probe_stats *p = sb_cpu_probe_triad();
+    print_message("triad: %.2f GB/s (%d trials, median %.2f, worst %.2f)\n", bw * 1e-9, p->trials, p->median * 1e-9,
+                  p->worst * 1e-9);
     assert_true(bw > 0.1e9);
+    assert_true(p->best == bw);
+    check_stats(p, 20);
+    assert_null(p->isa);
     assert_true(sb_cpu_probe_triad_bw() == bw); /* cached */
 }
 
 static void test_fma_probe(void **state) {
     (void)state;
     double f32 = sb_cpu_probe_fma(0), f64 = sb_cpu_probe_fma(1);
-    print_message("FMA: %.1f GFLOP/s fp32, %.1f GFLOP/s fp64\n", f32 * 1e-9, f64 * 1e-9);
+    const sb_probe_stats *p32 = sb_cpu_probe_fma_stats(0), *p64 = sb_cpu_probe_fma_stats(1);
+    print_message("FMA: %.1f GFLOP/s fp32 (%s), %.1f GFLOP/s fp64 (%s)\n", f32 * 1e-9, p32->isa, f64 * 1e-9, p64->isa);
     assert_true(f32 > 0.0);
     assert_true(f64 > 0.0);
+    check_stats(p32, 25);
+    check_stats(p64, 25);
+    /* the machine's FMA, whatever this build's -march: the ISA the CPU offers, not the compiled one */
+    sb_cpu_info info;
+    sb_cpu_get_info(&info);
+    assert_non_null(p32->isa);
+    assert_non_null(p64->isa);
+    if (!strcmp(info.isa_supported, "AVX2+FMA")) assert_string_equal(p32->isa, "AVX2+FMA");
+    if (!strcmp(info.isa_supported, "AVX-512"))
+        assert_true(!strcmp(p32->isa, "AVX-512") || !strcmp(p32->isa, "AVX2+FMA"));
     assert_true(sb_cpu_probe_fma(0) == f32 && sb_cpu_probe_fma(1) == f64); /* cached */
 }
 

@@ -101,11 +101,8 @@ static int make_dir(void **state)
 static int remove_dir(void **state)
 {
     (void)state;
-    char tmp[160];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     unlink(path);
-    unlink(tmp);
-    return rmdir(dir); /* fails when something unexpected was left behind */
+    return rmdir(dir); /* fails when something unexpected (the writer's temporary) was left behind */
 }
 
 static int exists(const char *p)
@@ -165,7 +162,9 @@ static json_t *load(const char *p)
 }
 
 /* ---- tests ------------------------------------------------------------ */
-static void check_entry(json_t *b, int passed)
+/* case_level: the median entry, the only one with the kernel's counters, launches and
+ * validation (they describe the case, not a repetition). */
+static void check_entry(json_t *b, int passed, int case_level)
 {
     assert_string_equal(str_field(b, "run_name"), "fake/openmp_simd/100");
     assert_int_equal((int)num_field(b, "family_index"), 0);
@@ -178,13 +177,20 @@ static void check_entry(json_t *b, int passed)
     assert_true(num_field(b, "bytes_per_second") > 0);
     assert_true(num_field(b, "flops_per_second") > 0);
     assert_true(num_field(b, "percent_peak_bandwidth") > 0);
-    assert_true(num_field(b, "sum") == 4950 * 2.0); /* counter as an extra field */
+    if (!case_level) {
+        assert_null(json_object_get(b, "sum"));
+        assert_null(json_object_get(b, "launch"));
+        assert_null(json_object_get(b, "validation"));
+    } else {
+        assert_true(num_field(b, "sum") == 4950 * 2.0); /* counter as an extra field */
+    }
     assert_string_equal(str_field(b, "kernel"), "fake");
     assert_string_equal(str_field(b, "backend"), "openmp_simd");
     assert_int_equal((int)num_field(b, "size"), 100);
     assert_int_equal((int)num_field(b, "seed"), 7);
     assert_string_equal(str_field(b, "item"), "terms");
     assert_string_equal(str_field(json_object_get(b, "params"), "scale"), "2");
+    if (!case_level) return;
     assert_true(json_is_array(json_object_get(b, "launch")));
     json_t *v = json_object_get(b, "validation");
     assert_true(json_is_boolean(json_object_get(v, "passed")));
@@ -212,10 +218,17 @@ static void test_schema(void **state)
     assert_true(strlen(str_field(ctx, "date")) >= 19);
     assert_string_equal(str_field(ctx, "executable"), "test_json");
     assert_true(num_field(json_object_get(ctx, "peaks"), "triad_bandwidth_Bps") > 0);
+    /* each probe's trials beside the peaks: the peak is their best */
+    json_t *spread = json_object_get(json_object_get(ctx, "peaks_spread"), "triad_bandwidth_Bps");
+    assert_true(num_field(spread, "best") == num_field(json_object_get(ctx, "peaks"), "triad_bandwidth_Bps"));
+    assert_true(num_field(spread, "trials") >= 20);
+    assert_true(num_field(spread, "worst") <= num_field(spread, "median"));
+    assert_true(num_field(json_object_get(json_object_get(ctx, "peaks_spread"), "fma_fp64_flops"), "trials") >= 25);
+    assert_true(strlen(str_field(ctx, "fma_isa")) > 0);
     assert_true(json_is_object(json_object_get(ctx, "cpu")));
     json_t *bs = json_object_get(root, "benchmarks");
     assert_int_equal(json_array_size(bs), 4 + 3);
-    for (size_t i = 0; i < json_array_size(bs); i++) check_entry(json_array_get(bs, i), 1);
+    for (size_t i = 0; i < json_array_size(bs); i++) check_entry(json_array_get(bs, i), 1, i == 4);
     const char *agg[] = {"median", "min", "max"};
     for (int k = 0; k < 3; k++) {
         json_t *b = json_array_get(bs, 4 + (size_t)k);
@@ -237,9 +250,12 @@ static void test_failed_validation(void **state)
     fk.wrong_reference = 1;
     assert_int_equal(session(&p, SB_BACKEND_OPENMP_SIMD, 1, report, sizeof report), SB_EXIT_VALIDATION);
     assert_non_null(strstr(report, "VALIDATION FAILED"));
-    json_t *root = load(path), *b = json_array_get(json_object_get(root, "benchmarks"), 0);
+    json_t *root = load(path), *b = json_array_get(json_object_get(root, "benchmarks"), 1); /* the median */
+    assert_string_equal(str_field(b, "aggregate_name"), "median");
     assert_true(json_is_false(json_object_get(json_object_get(b, "validation"), "passed")));
     assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "peaks"))); /* validate skips probes */
+    assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "peaks_spread")));
+    assert_true(json_is_null(json_object_get(json_object_get(root, "context"), "fma_isa")));
     json_decref(root);
 }
 

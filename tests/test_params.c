@@ -194,6 +194,9 @@ static void test_cli_defaults(void **state)
     assert_int_equal(c.backend, SB_BACKEND_OPENMP_SIMD);
     assert_int_equal(c.params.size, 0);
     assert_int_equal(c.params.reps, 5);
+    /* --size 0 is the kernel's default, as absent */
+    assert_int_equal(PARSE(&c, "sb", "run", "lattice_mc", "--size", "0"), SB_OK);
+    assert_int_equal(c.params.size, 0);
     assert_int_equal(c.params.warmup, 1);
     assert_true(c.params.seed == 1);
     assert_null(c.params.json_path);
@@ -244,8 +247,13 @@ static void test_cli_bad(void **state)
     for (int i = 0; reps[i]; i++) assert_int_equal(PARSE(&c, "sb", "run", "k", "--reps", (char *)reps[i]), SB_EXIT_USAGE);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--warmup", "-1"), SB_EXIT_USAGE);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--warmup", "100001"), SB_EXIT_USAGE);
-    assert_int_equal(PARSE(&c, "sb", "run", "k", "--size", "0"), SB_EXIT_USAGE);
+    assert_int_equal(PARSE(&c, "sb", "run", "k", "--size", "-1"), SB_EXIT_USAGE);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--size", "3000000000"), SB_EXIT_USAGE);
+    assert_int_equal(PARSE(&c, "sb", "run", "k", "--size", "12abc"), SB_EXIT_USAGE);
+    /* a known kernel's own range: lattice_mc's L is 4..1024 */
+    assert_int_equal(PARSE(&c, "sb", "run", "lattice_mc", "--size", "2"), SB_EXIT_USAGE);
+    assert_int_equal(PARSE(&c, "sb", "run", "lattice_mc", "--size", "1025"), SB_EXIT_USAGE);
+    assert_int_equal(PARSE(&c, "sb", "run", "lattice_mc", "--size", "1024"), SB_OK);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--seed", "-1"), SB_EXIT_USAGE);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--seed", "18446744073709551616"), SB_EXIT_USAGE);
     assert_int_equal(PARSE(&c, "sb", "run", "k", "--seed", "0x10"), SB_EXIT_USAGE);

@@ -226,14 +226,18 @@ def roofline(folder, heads, results):
     if not pts:
         print(f"plot: {folder}: no headline case with a flop and a byte model; no roofline")
         return True
+    # the folder's stored peaks (peaks.json), what its tables divide by, where its rows have them;
+    # else the highest of the runs' own probes
     roofs = {}
-    for r in rows:
-        if not r["bw_kind"]:
-            continue
-        roof = roofs.setdefault(r["bw_kind"], {"bw": 0, "fp64": 0, "fp32": 0})
-        roof["bw"] = max(roof["bw"], r["peak_bandwidth_Bps"] or 0)
-        roof["fp64"] = max(roof["fp64"], r["peak_fp64_flops"] or 0)
-        roof["fp32"] = max(roof["fp32"], r["peak_fp32_flops"] or 0)
+    for stored in (True, False):
+        for r in rows:
+            kind = r["bw_kind"]
+            if not kind or bool(r.get("peaks_file")) != stored or (kind in roofs and roofs[kind]["stored"] != stored):
+                continue
+            roof = roofs.setdefault(kind, {"bw": 0, "fp64": 0, "fp32": 0, "stored": stored})
+            roof["bw"] = max(roof["bw"], r["peak_bandwidth_Bps"] or 0)
+            roof["fp64"] = max(roof["fp64"], r["peak_fp64_flops"] or 0)
+            roof["fp32"] = max(roof["fp32"], r["peak_fp32_flops"] or 0)
     roofs = {k: r for k, r in roofs.items() if r["bw"] > 0 and r["fp64"] > 0}
     xs = [p["x"] for p in pts] + [p["meas"] for p in pts if p["meas"]]
     ys = [p["y"] for p in pts]
@@ -260,8 +264,9 @@ def roofline(folder, heads, results):
         dev = "GPU" if kind == "copy" else "CPU"
         bw, p64, p32 = r["bw"], r["fp64"], r["fp32"]
         col = "#444444" if dev == "GPU" else "#9467bd"
+        src = "stored peaks.json" if r["stored"] else "highest of the runs' probes"
         plots.append(f"(x*{bw:.6g} < {p64:.6g} ? x*{bw:.6g} : {p64:.6g}) with lines lw 2 lc rgb '{col}' "
-                     f"title {quote(f'{dev}: {kind} bandwidth, FP64 FMA (measured)')}")
+                     f"title {quote(f'{dev}: {kind} bandwidth, FP64 FMA (measured, {src})')}")
         plots.append(f"(x*{bw:.6g} < {p32:.6g} ? x*{bw:.6g} : {p32:.6g}) with lines lw 1 dt 2 lc rgb '{col}' "
                      f"title {quote(f'{dev}: FP32 FMA')}")
         for text, y in ((f"{dev} FP64 FMA {eng(p64, 'FLOP/s')}", p64), (f"{dev} FP32 FMA {eng(p32, 'FLOP/s')}", p32)):

@@ -36,7 +36,7 @@ def table(sb, paths):
         return []
     rows = list(csv.DictReader(io.StringIO(scibench(sb, ["table"] + list(paths)))))
     text = {"machine", "kernel", "backend", "params", "case_params", "seed", "item", "bw_kind", "passed", "commit",
-            "file", "profile_tool"}
+            "file", "profile_tool", "error", "peaks_file", "fma_isa"}
     for r in rows:
         for k, v in r.items():
             if k not in text:
@@ -49,6 +49,59 @@ def table(sb, paths):
     return rows
 
 
+PEAKS_FILE = "peaks.json"  # a machine folder's stored peaks (scibench info --json), not a result
+
+
+def result_files(folder):
+    """The result JSON directly in a machine folder: as `scibench table` reads a folder, without
+    the JSON that is no result (stored peaks, basis sets, compute-sanitizer's summary)."""
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                  if n.endswith(".json") and n not in (PEAKS_FILE, "compute-sanitizer.json")
+                  and not n.endswith(".basis.json"))
+
+
+def commits(rows):
+    """(the commits of the rows, most results first; how many rows a -dirty build wrote)."""
+    count = {}
+    for r in rows:
+        count[r["commit"]] = count.get(r["commit"], 0) + 1
+    return sorted(count, key=lambda c: (-count[c], c)), sum(n for c, n in count.items() if c.endswith("-dirty"))
+
+
+def commit_note(rows):
+    """One line on the commits a folder's results come from; flags a folder that mixes commits or
+    holds results of a -dirty build (a folder should be one clean commit: make campaign)."""
+    cs, dirty = commits(rows)
+    if not cs:
+        return "No results."
+    if len(cs) == 1 and not dirty:
+        return f"Results of commit `{cs[0]}`, one clean build."
+    parts = []
+    if len(cs) > 1:
+        shown = ", ".join(f"`{c}`" for c in cs[:6]) + (", ..." if len(cs) > 6 else "")
+        parts.append(f"**mixes {len(cs)} commits** ({shown})")
+    if dirty:
+        parts.append(f"**{dirty} result{'s' if dirty != 1 else ''} of a -dirty build** (uncommitted changes)")
+    return "Warning: this folder " + " and holds ".join(parts) + ": not one clean build; `make campaign` regenerates it."
+
+
+def peaks_note(folder):
+    """One line on what the folder's percentages divide by."""
+    path = os.path.join(folder, PEAKS_FILE)
+    if not os.path.exists(path):
+        return "Peaks: each run's own probes (no stored `peaks.json`)."
+    with open(path) as fh:
+        p = json.load(fh)
+    out = []
+    for side, keys in (("cpu", ("triad_bandwidth_Bps", "fma_fp64_flops")), ("gpu", ("copy_bandwidth_Bps", "fma_fp64_flops"))):
+        d = p.get(side)
+        if not d:
+            continue
+        spread = max(d[k]["relative_spread"] for k in keys if k in d)
+        out.append(f"{side.upper()} over {d[keys[0]]['runs']} runs, spread up to {100 * spread:.1f} %")
+    return f"Peaks: the stored `peaks.json` (commit `{p.get('git_commit', '?')}`; " + "; ".join(out) + ")."
+
+
 def machine_folders(results):
     """results/<machine>/ folders holding result JSON, the CI baseline left out; folders of
     MPI runs (<machine>-mpi) after the others."""
@@ -57,7 +110,7 @@ def machine_folders(results):
         p = os.path.join(results, d)
         if d == "ci" or not os.path.isdir(p):
             continue
-        if any(f.endswith(".json") for f in os.listdir(p)):
+        if result_files(p):
             out.append(p)
     return sorted(out, key=lambda p: (p.endswith("-mpi"), p))
 
@@ -75,7 +128,7 @@ def headline_patterns():
 
 def headline_files(folder):
     """The headline case files present in a machine folder, one per line of the list at most."""
-    names = sorted(f for f in os.listdir(folder) if f.endswith(".json"))
+    names = [os.path.basename(f) for f in result_files(folder)]
     out = []
     for alternatives in headline_patterns():
         for pattern in alternatives:

@@ -59,7 +59,8 @@ int usable(const char *probe) {
 // ---- copy bandwidth -----------------------------------------------------------------
 
 constexpr int kCopyBlock = 256;
-constexpr int kCopyReps = 15;  // timed copies per method (median taken)
+constexpr int kCopyReps = 40;     // timed copies per method (median taken)
+constexpr int kCopyWarmups = 5;   // untimed copies first: clocks and TLBs settled
 
 // Source pattern: never zero (DRAM compression and zero pages would flatter the result).
 __host__ __device__ inline unsigned sb_pattern(size_t word) {
@@ -96,11 +97,11 @@ static int check_copy(const unsigned *dst, size_t words, const char *method) {
     return 1;
 }
 
-// Median seconds of kCopyReps copies after 2 warm-ups; < 0 on error.
+// Median seconds of kCopyReps copies after kCopyWarmups; < 0 on error.
 static double time_copy(int use_memcpy, const uint4 *src, uint4 *dst, size_t n, int grid,
                         sb_cuda_timer *t) {
     double s[kCopyReps];
-    for (int r = -2; r < kCopyReps; r++) {
+    for (int r = -kCopyWarmups; r < kCopyReps; r++) {
         if (r >= 0 && sb_cuda_timer_start(t) != SB_OK) return -1.0;
         if (use_memcpy) {
             if (SB_FAILED(cudaMemcpy(dst, src, n * sizeof(uint4), cudaMemcpyDeviceToDevice)))
@@ -195,7 +196,7 @@ constexpr int kFmaBlock = 256;
 constexpr int kFmaChains = 8;   // independent chains per thread
 constexpr int kFmaUnroll = 8;   // FMAs per chain per loop trip
 constexpr int kFmaWaves = 4;    // grid = kFmaWaves full waves of resident blocks
-constexpr int kFmaReps = 10;    // timed launches (median taken)
+constexpr int kFmaReps = 15;    // timed launches (median taken)
 
 __device__ __forceinline__ float sb_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 __device__ __forceinline__ double sb_fma(double a, double b, double c) { return __fma_rn(a, b, c); }

@@ -1,15 +1,23 @@
-/* CPU peak probes: STREAM triad bandwidth and FMA throughput, measured on
- * this machine with all OpenMP threads. Results are cached per process.
- * Budget: under 1 s in total on a 2-core machine (first touch of the triad
- * arrays, ~0.35 s for 384 MiB on a small VM, dominates). */
+/* CPU peak probes: STREAM triad bandwidth and FMA throughput, measured on this machine with
+ * all OpenMP threads, each thread pinned to one CPU for the probe. Each probe runs several
+ * trials; the peak is the best, and the median and the worst say how far one measurement can
+ * be trusted. The FMA probe runs the widest FMA the CPU offers (AVX-512 or AVX2, chosen at run
+ * time, whatever -march built this file), so that every build of one machine measures the
+ * same roof. Results are cached per process. Budget: about 1.5 s in total on a 2-core VM.
+ */
+#define _GNU_SOURCE /* sched_setaffinity and the CPU_* macros: the probes pin their threads */
 #include "sb_omp.h"
 
 #include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "sb.h"
 
@@ -84,11 +92,79 @@ static size_t llc_bytes_total(void) {
     return total;
 }
 
+/* ---- pinning and statistics ------------------------------------------------------ */
+
+/* Each OpenMP thread on one CPU of the process's CPUs (their union over the threads, so that
+ * threads the runtime already bound still spread), its former mask kept to restore. A thread
+ * the kernel does not let move keeps its mask: the probe still runs. */
+typedef struct {
+    int n;
+    cpu_set_t *was;
+} pinning;
+
+static void pin_threads(pinning *p) {
+    int n = omp_get_max_threads();
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    p->n = 0;
+    p->was = calloc((size_t)n, sizeof *p->was);
+    if (!p->was) return;
+    p->n = n;
+#pragma omp parallel num_threads(n)
+    {
+        int t = omp_get_thread_num();
+        if (sched_getaffinity(0, sizeof p->was[t], &p->was[t]) != 0) CPU_ZERO(&p->was[t]);
+#pragma omp critical
+        CPU_OR(&all, &all, &p->was[t]);
+    }
+    int ncpu = CPU_COUNT(&all);
+    if (ncpu == 0) return;
+#pragma omp parallel num_threads(n)
+    {
+        int t = omp_get_thread_num(), k = t % ncpu, cpu = 0;
+        for (; cpu < CPU_SETSIZE; cpu++)
+            if (CPU_ISSET(cpu, &all) && k-- == 0) break;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        (void)sched_setaffinity(0, sizeof one, &one);
+    }
+}
+
+static void unpin_threads(pinning *p) {
+    if (p->n > 0) {
+#pragma omp parallel num_threads(p->n)
+        {
+            int t = omp_get_thread_num();
+            if (CPU_COUNT(&p->was[t]) > 0) (void)sched_setaffinity(0, sizeof p->was[t], &p->was[t]);
+        }
+    }
+    free(p->was);
+    p->was = NULL;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* best, median and worst of n rates (sorted in place) */
+static void summarise(double *rate, int n, sb_probe_stats *out) {
+    if (n > 0) qsort(rate, (size_t)n, sizeof *rate, cmp_dbl);
+    out->isa = NULL;
+    out->trials = n;
+    out->best = n ? rate[n - 1] : -1.0;
+    out->worst = n ? rate[0] : -1.0;
+    out->median = n ? 0.5 * (rate[(n - 1) / 2] + rate[n / 2]) : -1.0;
+}
+
 /* ---- STREAM triad ----------------------------------------------------------- */
 
 static double triad_expected(long i) { return (double)(i & 1023) + 3.0 * (0.25 * (double)(i & 511)); }
 
-static double triad_run(void) {
+#define TRIAD_MAX_TRIALS 100
+
+static void triad_run(sb_probe_stats *out) {
     /* Each array >= 4x the LLC total and >= 64 MiB; at most 1/12 of RAM
      * (3 arrays in a quarter of memory) and 4 GiB. */
     size_t per = 4 * llc_bytes_total();
@@ -101,6 +177,7 @@ static double triad_run(void) {
     if (per > 4 * GiB) per = 4 * GiB;
     if (per < 8 * MiB) per = 8 * MiB;
     const long n = (long)(per / sizeof(double));
+    summarise(NULL, 0, out);
 
     double *a = sb_aligned_alloc((size_t)n * sizeof(double));
     double *b = sb_aligned_alloc((size_t)n * sizeof(double));
@@ -109,12 +186,14 @@ static double triad_run(void) {
         sb_aligned_free(a);
         sb_aligned_free(b);
         sb_aligned_free(c);
-        return -1.0;
+        return;
     }
+    pinning pin;
+    pin_threads(&pin);
 
-    /* First touch with the triad's own static schedule: each thread's pages
-     * land on its NUMA node. Values are small integers and quarters, so the
-     * triad is exact and checkable. */
+    /* First touch with the triad's own static schedule, threads pinned: each thread's pages
+     * land on its NUMA node. Values are small integers and quarters, so the triad is exact
+     * and checkable. */
 #pragma omp parallel for simd schedule(static)
     for (long i = 0; i < n; i++) {
         a[i] = 0.0;
@@ -122,158 +201,224 @@ static double triad_run(void) {
         c[i] = 0.25 * (double)(i & 511);
     }
 
+    /* At least 20 trials and 0.4 s: enough for the best to repeat from run to run on a
+     * machine that others share. */
     const double s = 3.0;
-    double best = 0.0, spent = 0.0;
-    for (int t = 0; t < 20; t++) {
+    double rate[TRIAD_MAX_TRIALS], spent = 0.0;
+    int trials = 0;
+    while (trials < TRIAD_MAX_TRIALS && (trials < 20 || spent < 0.4)) {
         double t0 = sb_clock_seconds();
 #pragma omp parallel for simd schedule(static)
         for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i];
         double dt = sb_clock_seconds() - t0;
         spent += dt;
-        if (dt > 0.0 && (best == 0.0 || dt < best)) best = dt;
-        if (t + 1 >= 6 && spent > 0.12) break; /* best of >= 6 trials, >= ~0.12 s */
+        if (dt > 0.0) rate[trials++] = 3.0 * sizeof(double) * (double)n / dt;
+        else if (spent == 0.0 && trials == 0) spent = 1e-9; /* a clock that does not move: give up at the cap */
     }
+    unpin_threads(&pin);
+    summarise(rate, trials, out);
 
-    double rate = best > 0.0 ? 3.0 * sizeof(double) * (double)n / best : -1.0;
     for (long k = 0; k <= 4096; k++) {
         long i = k < 4096 ? k * (n / 4096) + (k % 13) : n - 1;
         if (i >= n) i = n - 1;
         if (a[i] != triad_expected(i)) {
             sb_error("triad probe: a[%ld] = %.17g, expected %.17g", i, a[i], triad_expected(i));
-            rate = -1.0;
+            summarise(NULL, 0, out);
             break;
         }
     }
     sb_aligned_free(a);
     sb_aligned_free(b);
     sb_aligned_free(c);
-    return rate;
 }
 
-double sb_cpu_probe_triad_bw(void) {
+const sb_probe_stats *sb_cpu_probe_triad(void) {
     static int done = 0;
-    static double cached = -1.0;
+    static sb_probe_stats cached;
     if (!done) {
-        cached = triad_run();
+        triad_run(&cached);
         done = 1;
     }
-    return cached;
+    return &cached;
 }
+
+double sb_cpu_probe_triad_bw(void) { return sb_cpu_probe_triad()->best; }
 
 /* ---- FMA throughput --------------------------------------------------------- */
 
-/* Vector width this file is compiled for, and enough independent vector
- * accumulators to cover FMA latency (4-5 cycles) x 2 FMA ports while staying
- * in registers (16 ymm on AVX2, 32 zmm on AVX-512). */
-#if defined(__AVX512F__)
-#define VBYTES 64
-#define NCHAIN 16
-#elif defined(__AVX__)
-#define VBYTES 32
-#define NCHAIN 12
-#else
-#define VBYTES 16
-#define NCHAIN 12
-#endif
-#define LANES_F (VBYTES / 4)
-#define LANES_D (VBYTES / 8)
+/* NCHAIN independent vector accumulators acc = acc*m + c, enough to cover the FMA latency
+ * (4-5 cycles) x 2 FMA ports while staying in registers (32 zmm on AVX-512, 16 ymm on AVX2).
+ * Each returns the sum of its lanes (so the chains are live) and adds its flops (an FMA
+ * counts 2) to *flops. The chains converge to c/(1-m) = 5000: no overflow, no denormals. */
+#if defined(__x86_64__)
+#define NCHAIN_512 16
+#define NCHAIN_256 12
 
-/* NCHAIN x LANES independent chains acc = acc*m + c; the inner simd loop
- * over lanes becomes one vfmadd per chain, the chains stay in registers.
- * (The build uses -ffp-contract=off, so the FMA is spelled out: fmaf/fma.) */
-__attribute__((noinline)) static float fma_chains_f32(long iters, float m, float c, float seed) {
-    float acc[NCHAIN][LANES_F];
-    for (int k = 0; k < NCHAIN; k++)
-        for (int l = 0; l < LANES_F; l++) acc[k][l] = seed + (float)(k * LANES_F + l);
-    for (long r = 0; r < iters; r++) {
-        for (int k = 0; k < NCHAIN; k++) {
-#pragma omp simd
-            for (int l = 0; l < LANES_F; l++) acc[k][l] = fmaf(acc[k][l], m, c);
-        }
-    }
-    float s = 0.0f;
-    for (int k = 0; k < NCHAIN; k++)
-        for (int l = 0; l < LANES_F; l++) s += acc[k][l];
-    return s;
-}
-
-__attribute__((noinline)) static double fma_chains_f64(long iters, double m, double c, double seed) {
-    double acc[NCHAIN][LANES_D];
-    for (int k = 0; k < NCHAIN; k++)
-        for (int l = 0; l < LANES_D; l++) acc[k][l] = seed + (double)(k * LANES_D + l);
-    for (long r = 0; r < iters; r++) {
-        for (int k = 0; k < NCHAIN; k++) {
-#pragma omp simd
-            for (int l = 0; l < LANES_D; l++) acc[k][l] = fma(acc[k][l], m, c);
-        }
-    }
+__attribute__((target("avx512f"), noinline)) static double chains_avx512(long iters, int fp64, double m, double c,
+                                                                          double seed, double *flops) {
     double s = 0.0;
-    for (int k = 0; k < NCHAIN; k++)
-        for (int l = 0; l < LANES_D; l++) s += acc[k][l];
+    if (fp64) {
+        __m512d acc[NCHAIN_512], vm = _mm512_set1_pd(m), vc = _mm512_set1_pd(c);
+        for (int k = 0; k < NCHAIN_512; k++) acc[k] = _mm512_set1_pd(seed + k);
+        for (long r = 0; r < iters; r++) {
+#pragma GCC unroll 16
+            for (int k = 0; k < NCHAIN_512; k++) acc[k] = _mm512_fmadd_pd(acc[k], vm, vc);
+        }
+        for (int k = 0; k < NCHAIN_512; k++) s += _mm512_reduce_add_pd(acc[k]);
+        *flops = 2.0 * NCHAIN_512 * 8 * (double)iters;
+    } else {
+        __m512 acc[NCHAIN_512], vm = _mm512_set1_ps((float)m), vc = _mm512_set1_ps((float)c);
+        for (int k = 0; k < NCHAIN_512; k++) acc[k] = _mm512_set1_ps((float)(seed + k));
+        for (long r = 0; r < iters; r++) {
+#pragma GCC unroll 16
+            for (int k = 0; k < NCHAIN_512; k++) acc[k] = _mm512_fmadd_ps(acc[k], vm, vc);
+        }
+        for (int k = 0; k < NCHAIN_512; k++) s += _mm512_reduce_add_ps(acc[k]);
+        *flops = 2.0 * NCHAIN_512 * 16 * (double)iters;
+    }
     return s;
 }
 
-/* Read at run time so the compiler cannot specialise the chains; the chains
- * converge to c/(1-m) = 5000 (no overflow, no denormals). */
+__attribute__((target("avx2,fma"), noinline)) static double chains_avx2(long iters, int fp64, double m, double c,
+                                                                        double seed, double *flops) {
+    double s = 0.0;
+    if (fp64) {
+        __m256d acc[NCHAIN_256], vm = _mm256_set1_pd(m), vc = _mm256_set1_pd(c);
+        for (int k = 0; k < NCHAIN_256; k++) acc[k] = _mm256_set1_pd(seed + k);
+        for (long r = 0; r < iters; r++) {
+#pragma GCC unroll 12
+            for (int k = 0; k < NCHAIN_256; k++) acc[k] = _mm256_fmadd_pd(acc[k], vm, vc);
+        }
+        double lanes[4];
+        for (int k = 0; k < NCHAIN_256; k++) {
+            _mm256_storeu_pd(lanes, acc[k]);
+            s += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+        }
+        *flops = 2.0 * NCHAIN_256 * 4 * (double)iters;
+    } else {
+        __m256 acc[NCHAIN_256], vm = _mm256_set1_ps((float)m), vc = _mm256_set1_ps((float)c);
+        for (int k = 0; k < NCHAIN_256; k++) acc[k] = _mm256_set1_ps((float)(seed + k));
+        for (long r = 0; r < iters; r++) {
+#pragma GCC unroll 12
+            for (int k = 0; k < NCHAIN_256; k++) acc[k] = _mm256_fmadd_ps(acc[k], vm, vc);
+        }
+        float lanes[8];
+        for (int k = 0; k < NCHAIN_256; k++) {
+            _mm256_storeu_ps(lanes, acc[k]);
+            for (int l = 0; l < 8; l++) s += lanes[l];
+        }
+        *flops = 2.0 * NCHAIN_256 * 8 * (double)iters;
+    }
+    return s;
+}
+#endif
+
+/* Without a run-time choice (not x86-64): the compiled vector width, fma() spelled out (the
+ * build uses -ffp-contract=off), 12 chains of 4 lanes. */
+__attribute__((noinline)) static double chains_plain(long iters, int fp64, double m, double c, double seed,
+                                                     double *flops) {
+    double acc[12][4], s = 0.0;
+    for (int k = 0; k < 12; k++)
+        for (int l = 0; l < 4; l++) acc[k][l] = seed + k + l;
+    for (long r = 0; r < iters; r++)
+        for (int k = 0; k < 12; k++) {
+#pragma omp simd
+            for (int l = 0; l < 4; l++) acc[k][l] = fp64 ? fma(acc[k][l], m, c) : (double)fmaf((float)acc[k][l], (float)m, (float)c);
+        }
+    for (int k = 0; k < 12; k++)
+        for (int l = 0; l < 4; l++) s += acc[k][l];
+    *flops = 2.0 * 48 * (double)iters;
+    return s;
+}
+
+typedef double (*chains_fn)(long, int, double, double, double, double *);
+
+/* The FMA kinds this CPU runs, widest first. */
+static int fma_kinds(chains_fn *fn, const char **name) {
+    int n = 0;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) fn[n] = chains_avx512, name[n++] = "AVX-512";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) fn[n] = chains_avx2, name[n++] = "AVX2+FMA";
+#endif
+    if (n == 0) fn[n] = chains_plain, name[n++] = "compiled SIMD";
+    return n;
+}
+
+/* Read at run time so the compiler cannot specialise the chains. */
 static volatile double fma_m = 0.9999, fma_c = 0.5;
 static volatile double fma_sink;
 
-/* One parallel run; returns flop/s (FMA = 2) and the elapsed time. */
-static double fma_trial(int fp64, long iters, double *seconds) {
+/* One parallel run; returns flop/s and the elapsed time. */
+static double fma_trial(chains_fn fn, int fp64, long iters, double *seconds) {
     const double m = fma_m, c = fma_c;
-    double sum = 0.0;
-    int nthreads = 1;
+    double sum = 0.0, flops = 0.0;
     double t0 = sb_clock_seconds();
-#pragma omp parallel reduction(+ : sum)
+#pragma omp parallel reduction(+ : sum, flops)
     {
-        int tid = omp_get_thread_num();
-#pragma omp single nowait
-        nthreads = omp_get_num_threads();
-        if (fp64)
-            sum += fma_chains_f64(iters, m, c, 1.0 + tid);
-        else
-            sum += (double)fma_chains_f32(iters, (float)m, (float)c, 1.0f + (float)tid);
+        double f = 0.0;
+        sum += fn(iters, fp64, m, c, 1.0 + omp_get_thread_num(), &f);
+        flops += f;
     }
     *seconds = sb_clock_seconds() - t0;
     fma_sink = sum;
     if (!isfinite(sum)) return -1.0;
-    double lanes = fp64 ? LANES_D : LANES_F;
-    double flops = 2.0 * NCHAIN * lanes * (double)iters * nthreads;
     return *seconds > 0.0 ? flops / *seconds : -1.0;
 }
 
-static double fma_run(int fp64) {
-    double dt = 0.0, rate = 0.0, best = -1.0;
-    long iters = 4096;
-    /* Calibrate: grow until one run takes >= 20 ms. */
+#define FMA_TRIALS 25
+
+/* Calibrated to trials of >= 10 ms, then FMA_TRIALS of them: on a machine whose cores other
+ * processes share, short trials make it likely that some ran alone, and the best of them
+ * then repeats from run to run. */
+static void fma_kind_run(chains_fn fn, int fp64, sb_probe_stats *out) {
+    double dt = 0.0, rate[FMA_TRIALS];
+    long iters = 1024;
+    summarise(NULL, 0, out);
     for (;;) {
-        rate = fma_trial(fp64, iters, &dt);
-        if (rate < 0.0) break;
-        if (dt >= 0.02 || iters > (1L << 40)) break;
+        if (fma_trial(fn, fp64, iters, &dt) < 0.0) {
+            sb_error("FMA probe (%s): non-finite result", fp64 ? "fp64" : "fp32");
+            return;
+        }
+        if (dt >= 0.003 || iters > (1L << 40)) break;
         iters *= 4;
     }
-    if (rate < 0.0) {
-        sb_error("FMA probe (%s): non-finite result", fp64 ? "fp64" : "fp32");
-        return -1.0;
-    }
-    best = rate;
-    /* Two runs of ~80 ms each; keep the best. */
-    long target = (long)((double)iters * (0.08 / dt));
+    long target = (long)((double)iters * (0.01 / dt));
     if (target < iters) target = iters;
-    for (int t = 0; t < 2; t++) {
-        rate = fma_trial(fp64, target, &dt);
-        if (rate > best) best = rate;
+    int n = 0;
+    for (int t = 0; t < FMA_TRIALS; t++) {
+        double r = fma_trial(fn, fp64, target, &dt);
+        if (r > 0.0) rate[n++] = r;
     }
-    return best;
+    summarise(rate, n, out);
 }
 
-double sb_cpu_probe_fma(int fp64) {
+/* Every FMA kind the CPU has; the best is the machine's roof (AVX-512 is not faster on every
+ * CPU that offers it), named in out->isa. */
+static void fma_run(int fp64, sb_probe_stats *out) {
+    chains_fn fn[3];
+    const char *name[3];
+    int kinds = fma_kinds(fn, name);
+    pinning pin;
+    pin_threads(&pin);
+    summarise(NULL, 0, out);
+    for (int k = 0; k < kinds; k++) {
+        sb_probe_stats s;
+        fma_kind_run(fn[k], fp64, &s);
+        if (s.best > out->best) *out = s, out->isa = name[k];
+    }
+    unpin_threads(&pin);
+}
+
+const sb_probe_stats *sb_cpu_probe_fma_stats(int fp64) {
     static int done[2] = {0, 0};
-    static double cached[2] = {-1.0, -1.0};
+    static sb_probe_stats cached[2];
     int k = fp64 ? 1 : 0;
     if (!done[k]) {
-        cached[k] = fma_run(k);
+        fma_run(k, &cached[k]);
         done[k] = 1;
     }
-    return cached[k];
+    return &cached[k];
 }
+
+double sb_cpu_probe_fma(int fp64) { return sb_cpu_probe_fma_stats(fp64)->best; }

@@ -20,12 +20,22 @@ void sb_cpu_get_info(sb_cpu_info *info);
 void *sb_aligned_alloc(size_t bytes);
 void sb_aligned_free(void *p);
 
-/* Measured peaks, cached after the first call:
- * STREAM triad a = b + s*c over arrays far larger than the caches, all threads,
- * best of several trials, bytes = 3 arrays x 8 B per element (no write-allocate
- * counted, as STREAM does);
- * FMA: independent fused multiply-add chains in every SIMD lane of every thread,
- * flop/s with an FMA counted as 2. */
+/* One measured peak over its trials: best is the peak (bytes/s or flop/s; < 0 when the probe
+ * failed), median and worst say how much one trial varies. */
+typedef struct {
+    double best, median, worst;
+    int trials;
+    const char *isa; /* FMA: the instruction set of the chains that gave best; NULL for the triad */
+} sb_probe_stats;
+
+/* Measured peaks, cached after the first call, every OpenMP thread pinned to one CPU:
+ * STREAM triad a = b + s*c over arrays far larger than the caches, at least 10 trials and
+ * 0.4 s, bytes = 3 arrays x 8 B per element (no write-allocate counted, as STREAM does);
+ * FMA: independent fused multiply-add chains in every SIMD lane of every thread, with every
+ * FMA instruction set the CPU offers (chosen at run time, not by -march), 7 trials of 40 ms
+ * each; flop/s with an FMA counted as 2. The plain functions return best. */
+const sb_probe_stats *sb_cpu_probe_triad(void);
+const sb_probe_stats *sb_cpu_probe_fma_stats(int fp64);
 double sb_cpu_probe_triad_bw(void);
 double sb_cpu_probe_fma(int fp64);
 
