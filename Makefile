@@ -23,11 +23,11 @@ CUDA_ARCH ?= 90
 # which the kernels' bit-reproducibility across backends relies on.
 CFLAGS   ?= -O3 -march=$(ARCH) -g
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror -MMD -MP \
-            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
+            -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
             -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
-            -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
+            -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
 # LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
 # NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
 # PAPI (CPU counters for --profile) static too, with its libpfm4.
@@ -48,14 +48,14 @@ NCCL_LIBDIR := $(patsubst %/libnccl.so.2,%,$(firstword $(wildcard $(NCCL_ROOT)/l
 $(BUILD)/obj/backends/cuda/sb_cuda_comm.o: NVFLAGS += $(if $(NCCL_ROOT),-DSB_HAVE_NCCL=1 -I$(NCCL_ROOT)/include \
                                               -DSB_NCCL_LIBDIR='"$(NCCL_LIBDIR)"')
 
-# MPI=1: harness/mpi.c is built with MPI (its object named apart) and everything links with
+# MPI=1: core/mpi.c is built with MPI (its object named apart) and everything links with
 # mpicc; every other object is the same as without MPI, so switching rebuilds one file.
 MPI      ?= 0
 MPICC    ?= mpicc
 LINK     := $(if $(filter 1,$(MPI)),$(MPICC),$(CC))
-MPI_OBJ  := $(BUILD)/obj/harness/mpi$(if $(filter 1,$(MPI)),-mpi).o
+MPI_OBJ  := $(BUILD)/obj/core/mpi$(if $(filter 1,$(MPI)),-mpi).o
 
-C_SRC    := $(filter-out harness/mpi.c,$(wildcard harness/*.c backends/openmp_simd/*.c kernels/*/*.c))
+C_SRC    := $(filter-out core/mpi.c,$(wildcard core/*.c harness/*.c backends/openmp_simd/*.c kernels/*/*.c))
 CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
 C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
 OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_OBJ)
@@ -106,7 +106,7 @@ $(BUILD)/obj/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
-$(BUILD)/obj/harness/mpi-mpi.o: harness/mpi.c $(FLAGS_STAMP)
+$(BUILD)/obj/core/mpi-mpi.o: core/mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) -DSB_MPI=1 -c $< -o $@
 
@@ -202,9 +202,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB)
 .SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.o,$(TESTS) $(GPUTESTS))
 
 # MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
-# object but harness/mpi is the same with MPI=1, so the test links an MPI binary beside the
+# object but core/mpi is the same with MPI=1, so the test links an MPI binary beside the
 # serial one from the same objects.
-$(BUILD)/scibench-mpi: $(filter-out $(BUILD)/obj/harness/mpi.o,$(OBJ)) $(BUILD)/obj/harness/mpi-mpi.o
+$(BUILD)/scibench-mpi: $(filter-out $(BUILD)/obj/core/mpi.o,$(OBJ)) $(BUILD)/obj/core/mpi-mpi.o
 	$(MPICC) $(CFLAGS) -o $@ $(sort $^) $(LDLIBS)
 test-mpi: $(BUILD)/scibench-mpi
 	SB=$(BUILD)/scibench-mpi bash tests/mpi_test.sh
@@ -231,7 +231,7 @@ info: $(BUILD)/scibench
 	$(BUILD)/scibench info
 
 # make install PREFIX=P: P/bin/scibench and every kernel's data/ as P/share/scibench/<kernel>/,
-# where the binary looks beside itself (harness/datapath.c): no variable to set.
+# where the binary looks beside itself (core/datapath.c): no variable to set.
 PREFIX  ?= /usr/local
 install: $(BUILD)/scibench
 	install -D -m 755 $(BUILD)/scibench $(DESTDIR)$(PREFIX)/bin/scibench
@@ -291,14 +291,14 @@ FUZZ_S     ?= 60
 FUZZERS    := xyz g94 spiral nlc_init result_json cli_param
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -MMD -MP \
-               -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
-fuzz_src_xyz         := kernels/eri_brush/input.c harness/datapath.c
-fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c harness/datapath.c
+               -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
+fuzz_src_xyz         := kernels/eri_brush/input.c core/datapath.c
+fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c core/datapath.c
 fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c
 fuzz_src_nlc_init    := kernels/nlchains/init_file.c
-fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c harness/params.c \
+fuzz_src_result_json := harness/results.c harness/result_check.c harness/compare.c harness/table.c core/params.c \
                         harness/peaks_file.c
-fuzz_src_cli_param   := harness/cli.c harness/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c \
+fuzz_src_cli_param   := harness/cli.c core/params.c harness/results.c harness/result_check.c harness/compare.c harness/table.c \
                         harness/peaks_file.c harness/info_args.c
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)

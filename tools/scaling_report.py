@@ -29,8 +29,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import draw as plot_draw  # noqa: E402  (gnuplot to .svg and .png, as make plot draws)
 
 NAME = re.compile(r"^(?P<kernel>[a-z_]+)\.(?P<backend>[a-z_]+)\.(?P<tag>.+)\.ranks-(?P<ranks>\d+)\.json$")
 LINKS = (25e9, 50e9)
@@ -232,16 +234,7 @@ def plot(data, results):
                   "set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb 'red'\n"
                   "plot " + ", ".join(f"'-' with linespoints lw 2 title '{k} {t}'" for k, t, _ in series) + "\n"
                   + "\n".join(d + "\ne" for d in dat) + "\n")
-        for ext, termo in (("svg", "svg size 900,500 dynamic noenhanced background rgb 'white'"),
-                           ("png", "pngcairo size 900,500 noenhanced")):
-            out = os.path.join(results, f"{name}.{ext}")
-            p = subprocess.run(["gnuplot"], input=f"set terminal {termo}\nset output '{out}'\n{script}",
-                               capture_output=True, text=True)
-            if p.returncode:
-                print(f"scaling_report: gnuplot failed on {out}:\n{p.stderr}", file=sys.stderr)
-                ok = False
-            else:
-                print(f"scaling_report: wrote {out}")
+        ok = plot_draw(script, name, results, 900, 500) and ok
     return 0 if ok else 3
 
 

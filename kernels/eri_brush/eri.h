@@ -110,7 +110,7 @@ typedef struct {
  * print "file:line: reason" and return SB_EXIT_USAGE. */
 int eri_basis_build(const char *g94_path, const eri_molecule *m, int pure, eri_basis *b);
 void eri_basis_free(eri_basis *b);
-/* eri_brush's data file rel (e.g. basis/<name>.g94): sb_data_path (harness/sb.h). */
+/* eri_brush's data file rel (e.g. basis/<name>.g94): sb_data_path (core/sb.h). */
 int eri_data_path(const char *rel, char *out, size_t n);
 
 /* ---- Boys function (boys.h, boys.c) --------------------------------------------------
