@@ -3,7 +3,6 @@
 #include <pthread.h>
 
 #include "eri_brush/eri.h"
-#include "eri_brush/jengine.h"
 
 #define ERI_GEN_INFO_TABLE
 #include "eri_brush/eri_gen_info.h"

@@ -43,6 +43,7 @@ extern "C" {
 #define ERI_CODE_LMAX 2
 #define ERI_MAXPRIM 24                   /* primitives per shell */
 #define ERI_NCART(l) (((l) + 1) * ((l) + 2) / 2)
+#define ERI_NHERM(L) (((L) + 1) * ((L) + 2) * ((L) + 3) / 6) /* Hermite triples of order <= L */
 #define ERI_NSPH(l) (2 * (l) + 1)
 /* Shell-pair classes (la >= lb): index la(la+1)/2 + lb; quartet classes (bra pair class >=
  * ket pair class): index pb(pb+1)/2 + pk. l <= 3: 10 pair classes, 55 quartet classes, of
@@ -401,6 +402,9 @@ int eri_path_choose(int cls, int nb, int nk, int forced);
 #define ERI_JENG_LMIN 6
 #define ERI_JENG_LMIN_CUDA 5
 int eri_path_digest_jeng(int cls, int lmin);
+/* The J engine's flop model of one primitive quartet (the operations of eri_je_quartet's inner
+ * body; classinfo.c). */
+double eri_je_flops_prim(int lab, int lcd);
 /* J engine: nb nk eri_je_flops_prim, nothing per quartet (its transforms are per pair). */
 double eri_quartet_flops(int cls, int path, int nb, int nk, int pure);
 

@@ -46,7 +46,6 @@
 #endif
 
 #define ERI_JE_LPAIR (2 * ERI_LMAX)                         /* la + lb of a pair */
-#define ERI_NHERM(L) (((L) + 1) * ((L) + 2) * ((L) + 3) / 6) /* Hermite triples of order <= L */
 #define ERI_JE_NH ERI_NHERM(ERI_JE_LPAIR)                   /* 35: a pair's Hermite vector */
 #define ERI_JE_NR ERI_NHERM(2 * ERI_JE_LPAIR)               /* 165: R of a quartet */
 #define ERI_JE_NE ((ERI_LMAX + 1) * (ERI_LMAX + 1) * (ERI_JE_LPAIR + 1))
@@ -360,8 +359,6 @@ extern "C" {
 void eri_je_sph_tables(int pure, double *T);
 /* Offsets of each pair's Hermite vectors (npp x nherm(la+lb)); returns the total. */
 long eri_je_layout(const eri_pairs *ps, long *hoff);
-/* Flop model of one primitive quartet (the operations of eri_je_quartet's inner body). */
-double eri_je_flops_prim(int lab, int lcd);
 /* Bit pc set when pair class pc is the bra or ket of a J-engine segment: the pair passes
  * (densities, blocks of J) skip the other pairs. */
 unsigned eri_je_pair_classes(const eri_worklist *w);
