@@ -131,6 +131,11 @@ printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0,
 expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 printf '{"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}, "bsize_tol": 2}' >"$work/he_tol.json"
 expect_usage '"bsize_tol"' run $D --param atom=He --param basis="$work/he_tol.json"
+# c: past 1000 the Dirac SCF cannot converge in double precision; Z >= c binds no point-nucleus 1s1/2
+expect_usage "c=1e4 is out of range; accepted: a number in [10, 1000] (past 1000 the Dirac SCF's round-off" \
+    run $D --param atom=He --param c=1e4
+expect_usage "c=1e5 is out of range" run $D --param atom=Ne --param c=1e5
+expect_usage "c=54 is not above Z = 54 of Xe" run $D --param c=54
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd

@@ -97,7 +97,9 @@ static const sb_param_spec dfr_params[] = {
     {"bsopt_scan", "0", "bsopt: first evaluate this many candidate bases (the batch's) as one batch and start "
                         "NEWUOA from the best bsopt_starts of them (0: no scan)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
-    {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
+    {"c", "137.03599976", "speed of light, a.u. (10 .. 1000; dirac: above Z, where a point nucleus binds a 1s1/2); "
+                          "past 1000 the Dirac SCF's round-off, eps c^2, stalls its 1e-8 density threshold: "
+                          "hamiltonian=schrodinger is c -> infinity exactly"},
     {"eigensolver", "lapack", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
                               "cusolver (cusolverDnDsygvd on the GPU, cuda backend only; job=batch batched: "
                               "every candidate's at once, L^-1 F L^-T with cusolverDnXsyevBatched)"},
