@@ -101,6 +101,15 @@ expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
 expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
+# Data a validation needs is read before the run: missing or unusable, exit 2 and no JSON
+SB_DATA=/nonexistent expect_usage "A007894.txt not found under SB_DATA=/nonexistent" \
+    run $F --param isomers=all --json out.json
+expect_usage "accepted with isomers=all: N <= 120" run $F --size 122 --param isomers=all --json out.json
+mkdir -p "$work/data/ref" && cp -r "$(dirname "$0")/../kernels/eri_brush/data/molecules" \
+    "$(dirname "$0")/../kernels/eri_brush/data/basis" "$work/data/" && touch "$work/data/ref/FORMAT.md"
+printf 'nbf 7\nnshell 5\nsum x\n' >"$work/data/ref/water.sto-3g.ref"
+SB_DATA="$work/data" expect_usage "water.sto-3g.ref:3: malformed reference line" \
+    validate eri_brush --param molecule=water --param basis=sto-3g --json out.json
 # eri_brush: f shells have no generated code, so no store mode; g shells are not served
 E=eri_brush
 expect_usage "mode=store" run $E --param molecule=water --param basis=cc-pvtz --param mode=store

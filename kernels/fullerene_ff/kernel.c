@@ -7,7 +7,8 @@
 #include "sb_mpi.h"
 
 static const sb_param_spec ff_params[] = {
-    {"isomers", "10000", "'all' (the whole isomer space of C_N) or M: a reproducible sample of min(M, all) distinct isomers"},
+    {"isomers", "10000", "'all' (the whole isomer space of C_N, N <= 120: the sizes whose isomer count validates it) or "
+                         "M: a reproducible sample of min(M, all) distinct isomers, 1..10000000"},
     {"spirals", "", "file of isomers: one line per isomer, 12 1-based pentagon positions of its face spiral"},
     {"gtol", "1e-5", "convergence: RMS force-field gradient, FFU/Angstrom"},
     {"maxit", "50*N", "conjugate-gradient iteration cap per isomer (not converged isomers are flagged)"},

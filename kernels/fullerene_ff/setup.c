@@ -49,6 +49,8 @@ int ff_case_parse(sb_params *p, ff_config *cfg)
         rc = SB_EXIT_USAGE;
     }
     cfg->opts.maxit = maxit;
+    /* the validation's data, read before anything runs: a missing file stops the run here */
+    if (!rc && cfg->all) rc = ff_oeis_count(N, &cfg->oeis);
     return rc;
 }
 
