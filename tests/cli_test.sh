@@ -140,6 +140,22 @@ printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0,
 expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 printf '{"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}, "bsize_tol": 2}' >"$work/he_tol.json"
 expect_usage '"bsize_tol"' run $D --param atom=He --param basis="$work/he_tol.json"
+# Every field of a basis file is held to its parameter's range or choices (one case per kind of field)
+he='"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}'
+basis_case() { # NEEDLE JSON-FIELDS
+    printf '{%s}' "$2" >"$work/he_field.json"
+    expect_usage "$1" run $D --param atom=He --param basis="$work/he_field.json"
+}
+basis_case '"gamma" = -2 is out of range; accepted: a number in [-0.9, 100] (as --param gamma)' "${he/\"gamma\": 0/\"gamma\": -2}"
+basis_case '"K" = 81 is out of range; accepted: an integer in [2, 80]' "${he/\"K\": 10/\"K\": 81}"
+basis_case '"A" is not an integer' "$he, \"A\": 9.5"
+basis_case '"c" = 10000 is out of range; accepted: a number in [10, 1000]' "$he, \"c\": 1e4"
+basis_case '"hamiltonian" is "klein"; accepted: dirac, schrodinger' "$he, \"hamiltonian\": \"klein\""
+basis_case '"nucleus" is not a string; accepted: point, gauss' "$he, \"nucleus\": 1"
+basis_case '"format" is not "dfratom_scf basis 1"' "$he, \"format\": \"dfratom_scf basis 2\""
+basis_case 'unknown field "gama"' "$he, \"gama\": 1"
+basis_case '"ranges": "g" must be' "${he/\"s\": \[1, 10\]/\"s\": [1, 10], \"g\": [1, 2]}"
+basis_case 'zeta_10 = 5.12 bohr^-2, not above zeta_9' "${he/\"gamma\": 0, \"delta\": 0/\"gamma\": -0.9, \"delta\": 100}"
 # c: past 1000 the Dirac SCF cannot converge in double precision; Z >= c binds no point-nucleus 1s1/2
 expect_usage "c=1e4 is out of range; accepted: a number in [10, 1000] (past 1000 the Dirac SCF's round-off" \
     run $D --param atom=He --param c=1e4

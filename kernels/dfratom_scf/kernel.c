@@ -108,8 +108,8 @@ static const sb_param_spec dfr_params[] = {
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
     {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
                      "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
-    {"gamma", "0", "well-tempered gamma"},
-    {"delta", "0", "well-tempered delta"},
+    {"gamma", "0", "well-tempered gamma (-0.9 .. 100)"},
+    {"delta", "0", "well-tempered delta (-100 .. 100; with gamma, the exponents must increase with k)"},
     {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
     {"nd", "0.6 SIZE", "d functions (first nd exponents)"},
     {"nf", "0.5 SIZE", "f functions (first nf exponents)"},

@@ -15,7 +15,10 @@ const dfr_range dfr_range_c = {10.0, 1e3};
 const dfr_range dfr_range_alpha = {1e-6, 1e3};
 const dfr_range dfr_range_beta = {1.2, 4.0};
 const dfr_range dfr_range_gamma = {-0.9, 100.0};
-const dfr_range dfr_range_delta = {0.0, 100.0};
+/* gamma >= -0.9 keeps 1 + gamma (k/K)^delta >= 0.1 for delta >= 0; job=bsize's optimum often has
+ * delta < 0 (BSIZE.md), so delta reaches as far down as up, and a sequence whose exponents do not
+ * increase is refused by what it gives (dfr_wtbs_bad_k) */
+const dfr_range dfr_range_delta = {-100.0, 100.0};
 const dfr_range dfr_range_A = {1.0, 300.0};
 const dfr_range dfr_range_bsize_tol = {1e-12, 1e-2};
 const dfr_range dfr_range_bsize_max = {2.0, DFR_MAXN};
@@ -258,6 +261,15 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     int ns = 0;
     for (int s = 0; s < DFR_NSYM; ++s)
         if (d->atom.nocc[s]) ns = s + 1;
+    const int k = file ? 0 : dfr_wtbs_bad_k(w, dfr_l(dfr_kappa[ns - 1]));
+    if (k) { /* a file's sequence is checked where it is read (basis_file.c) */
+        char which[64];
+        dfr_wtbs_bad_what(w, k, which, sizeof which);
+        sb_error("dfratom_scf: --param alpha=%g beta=%g gamma=%g delta=%g give %s; accepted: parameters whose "
+                 "exponents are positive and increase with k (a falling one makes the basis linearly dependent)",
+                 w->alpha, w->beta, w->gamma, w->delta, which);
+        return SB_EXIT_USAGE;
+    }
     d->f = calloc((size_t)DFR_NSYM * DFR_MAXN, sizeof *d->f);
     if (!d->f) return SB_EXIT_RUNTIME;
     if ((rc = dfr_basis_build(w, ns, &d->y, d->f))) return rc;
