@@ -122,10 +122,13 @@ expect_usage "prim_screen=-1" run $E --param prim_screen=-1
 D=dfratom_scf
 expect_usage "closed-shell" run $D --param atom=C
 expect_usage "Qq" run $D --param atom=Qq
-expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
+expect_usage "charge=2 is out of range; accepted: an integer in [0, 1]" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# np, nd, nf take the first exponents of the s sequence, which has SIZE; charge leaves an electron
+expect_usage "np=9 is out of range; accepted: an integer in [1, 8]" run $D --size 8 --param atom=Ne --param np=9
+expect_usage "charge=10 is out of range; accepted: an integer in [0, 9]" run $D --param atom=Ne --param charge=10
 # job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
 # a start too small for the occupied shells, a malformed reference; basis files that cannot be used
 expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \

@@ -128,6 +128,7 @@ typedef struct {
 
 /* ---- setup (atoms.c, basis.c, oneint.c, angular.c) ---- */
 int dfr_atom_parse(const char *symbol, int charge, dfr_atom *a);
+int dfr_atom_z(const char *symbol); /* 0: not an element */
 int dfr_default_mass(int Z);      /* 0 when not tabulated */
 const char *dfr_closed_counts(void);
 double dfr_xi_from_mass(int A);

@@ -65,7 +65,7 @@ int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 
 static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
-    {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
+    {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1: a closed-shell configuration or one electron"},
     {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
                    "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases) | "
                    "bsize (the smallest basis within bsize_tol of the reference, range end by range end)"},
@@ -110,9 +110,9 @@ static const sb_param_spec dfr_params[] = {
                      "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
     {"gamma", "0", "well-tempered gamma (-0.9 .. 100)"},
     {"delta", "0", "well-tempered delta (-100 .. 100; with gamma, the exponents must increase with k)"},
-    {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
-    {"nd", "0.6 SIZE", "d functions (first nd exponents)"},
-    {"nf", "0.5 SIZE", "f functions (first nf exponents)"},
+    {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence (1 .. SIZE, the exponents it has)"},
+    {"nd", "0.6 SIZE", "d functions (first nd exponents, 1 .. SIZE)"},
+    {"nf", "0.5 SIZE", "f functions (first nf exponents, 1 .. SIZE)"},
     {"maxit", "100", "SCF iteration limit"},
     {"diis", "8", "DIIS subspace size (0: plain iteration)"},
     {"conv_e", "1e-10", "energy convergence, Eh (density: LL 1e-8, LS 1e-10, SS 1e-12)"},

@@ -155,7 +155,8 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     int K = p->size ? p->size : 30;
     dfr_scf_opts *o = &d->o;
     dfr_wtbs *w = &d->w;
-    if ((rc = sb_param_long(p, "charge", 0, 0, 101, &charge))) return rc;
+    const int Z = dfr_atom_z(sym ? sym : "Xe");
+    if ((rc = sb_param_long(p, "charge", 0, 0, Z > 1 ? Z - 1 : 0, &charge))) return rc;
     if ((rc = dfr_atom_parse(sym ? sym : "Xe", (int)charge, &d->atom))) return rc;
     if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job))) return rc;
     if (d->job == DFR_JOB_BSIZE) { /* the start basis: bsize_max functions in every range */
@@ -187,9 +188,9 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_double(p, "beta", beta0, dfr_range_beta.lo, dfr_range_beta.hi, &w->beta)) ||
         (rc = sb_param_double(p, "gamma", 0.0, dfr_range_gamma.lo, dfr_range_gamma.hi, &w->gamma)) ||
         (rc = sb_param_double(p, "delta", 0.0, dfr_range_delta.lo, dfr_range_delta.hi, &w->delta)) ||
-        (rc = sb_param_long(p, "np", lround(0.8 * K), 1, DFR_MAXN, &np)) ||
-        (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, DFR_MAXN, &nd)) ||
-        (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, DFR_MAXN, &nf)) ||
+        (rc = sb_param_long(p, "np", lround(0.8 * K), 1, K, &np)) ||
+        (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, K, &nd)) ||
+        (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, K, &nf)) ||
         (rc = sb_param_long(p, "maxit", 100, 1, 10000, &maxit)) ||
         (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
