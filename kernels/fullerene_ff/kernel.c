@@ -13,7 +13,8 @@ static const sb_param_spec ff_params[] = {
     {"gtol", "1e-5", "convergence: RMS force-field gradient, FFU/Angstrom"},
     {"maxit", "50*N", "conjugate-gradient iteration cap per isomer (not converged isomers are flagged)"},
     {"oracle", "16", "isomers re-optimised by the scalar reference for the oracle check (0: none)"},
-    {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers"},
+    {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers "
+                  "(0 .. 1e6: a GPU is full long before)"},
     {"pipeline", "0", "C > 0: time generation too, overlapped with the backend, which takes the isomers in chunks of C"},
     {"mpi_chunk", "0", "under mpirun: isomers a rank takes from the shared queue at a time (0: M / (4 ranks))"},
     {NULL, NULL, NULL}};
