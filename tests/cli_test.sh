@@ -101,6 +101,7 @@ expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
 expect_usage "fill=1000001 is out of range; accepted: an integer in [0, 1000000]" run $F --param fill=1000001
+expect_usage "maxit=399 is out of range; accepted: an integer in [400, 100000000]" run $F --size 40 --param maxit=399
 expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
 # Data a validation needs is read before the run: missing or unusable, exit 2 and no JSON
 SB_DATA=/nonexistent expect_usage "A007894.txt not found under SB_DATA=/nonexistent" \
@@ -130,6 +131,7 @@ expect_usage "beta" run $D --param beta=0.5
 # np, nd, nf take the first exponents of the s sequence, which has SIZE; charge leaves an electron
 expect_usage "np=9 is out of range; accepted: an integer in [1, 8]" run $D --size 8 --param atom=Ne --param np=9
 expect_usage "charge=10 is out of range; accepted: an integer in [0, 9]" run $D --param atom=Ne --param charge=10
+expect_usage "maxit=29 is out of range; accepted: an integer in [30, 10000]" run $D --param maxit=29
 # job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
 # a start too small for the occupied shells, a malformed reference; basis files that cannot be used
 expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \

@@ -11,6 +11,9 @@ enum { DFR_ENGINE_BATCHED = 0, DFR_ENGINE_SEQUENTIAL = 1 };
 typedef struct {
     double lo, hi;
 } dfr_range;
+/* The SCFs here converge in 9 to 23 iterations (Be 10, Xe 16, Rn 17 to 23; README): a smaller
+ * maxit stops every one of them unconverged */
+#define DFR_MAXIT_MIN 30
 extern const dfr_range dfr_range_c, dfr_range_alpha, dfr_range_beta, dfr_range_gamma, dfr_range_delta, dfr_range_A,
     dfr_range_bsize_tol, dfr_range_bsize_max;
 extern const char *const dfr_ham_names[];     /* by dfr_hamiltonian, NULL-terminated */

@@ -191,7 +191,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "np", lround(0.8 * K), 1, K, &np)) ||
         (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, K, &nd)) ||
         (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, K, &nf)) ||
-        (rc = sb_param_long(p, "maxit", 100, 1, 10000, &maxit)) ||
+        (rc = sb_param_long(p, "maxit", 100, DFR_MAXIT_MIN, 10000, &maxit)) ||
         (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
         (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
