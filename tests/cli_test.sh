@@ -112,6 +112,14 @@ mkdir -p "$work/data/ref" && cp -r "$(dirname "$0")/../kernels/eri_brush/data/mo
 printf 'nbf 7\nnshell 5\nsum x\n' >"$work/data/ref/water.sto-3g.ref"
 SB_DATA="$work/data" expect_usage "water.sto-3g.ref:3: malformed reference line" \
     validate eri_brush --param molecule=water --param basis=sto-3g --json out.json
+# nlchains: the ranges end where this run's energy check still passes (README)
+N=nlchains
+expect_usage "alpha=0.85 is out of range; accepted: a number in [-0.8, 0.8]" run $N --param alpha=0.85
+expect_usage "beta=-0.01 is out of range; accepted: a number in [0, 3]" run $N --param beta=-0.01
+expect_usage "beta=8.5 is out of range; accepted: a number in [-4, 8]" run $N --param model=dnls --param beta=8.5
+expect_usage "m=51 is out of range; accepted: a number in [0, 50]" run $N --param model=dnkg --param m=51
+expect_usage "dt=0.31 is out of range; accepted: a number in [1e-09, 0.3]" run $N --param dt=0.31
+expect_usage "energy=0.71 is out of range; accepted: a number in [1e-12, 0.7]" run $N --param model=dnls --param energy=0.71
 # eri_brush: f shells have no generated code, so no store mode; g shells are not served
 E=eri_brush
 expect_usage "mode=store" run $E --param molecule=water --param basis=cc-pvtz --param mode=store

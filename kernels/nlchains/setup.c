@@ -58,24 +58,34 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
     memset(cfg, 0, sizeof *cfg);
     cfg->N = p->size;
     cfg->seed = p->seed;
+    /* dt, energy and the couplings stop where this run's energy check (|H - H0| <= 1e-6 |H0|)
+     * still passes with the other parameters at their defaults (N = 1024, 8192 chains, 100 steps
+     * of dt = 0.1, energy 0.1 per site), with a margin; beyond, the 6th-order step no longer
+     * resolves the motion, or the chain leaves the well of an unbounded potential. Measured
+     * failures: dt from 0.45 (fput), 0.47 (toda), 0.63 (dnkg), 1.24 (dnls); energy from 3.2
+     * (fput), 2.7 (toda), 6.7 (dnkg), 1.07 (dnls); fput alpha from 0.97, beta from 4.0 and below -0.067 (V
+     * unbounded below); toda alpha from 1.31; dnkg beta from 6.7 and below -0.18, m from 75
+     * (dt sqrt(4 + m) = 0.88); dnls beta from 10.7 and below -5.4, energy (norm per site) from 1.07:
+     * there beta |psi|^2, the on-site phase rate, is what limits. */
     if ((rc = sb_param_choice(p, "model", models, NLC_FPUT, &cfg->model)) ||
         (rc = sb_param_long(p, "copies", 8192, 1, 1L << 24, &cfg->copies)) ||
-        (rc = sb_param_double(p, "dt", 0.1, 1e-9, 10.0, &cfg->dt)) ||
+        (rc = sb_param_double(p, "dt", 0.1, 1e-9, 0.3, &cfg->dt)) ||
         (rc = sb_param_long(p, "steps", 100, 1, 1000000000L, &cfg->steps_per_rep)) ||
         (rc = sb_param_long(p, "batch", 100, 0, 1000000000L, &cfg->batch)) ||
         (rc = sb_param_double(p, "entropy_limit", 0.0, 0.0, 1e6, &cfg->entropy_limit)) ||
-        (rc = sb_param_choice(p, "collect", collects, 0, &cfg->collect_sync)) ||
-        (rc = sb_param_double(p, "energy", 0.1, 1e-12, 1e3, &init->energy)))
+        (rc = sb_param_choice(p, "collect", collects, 0, &cfg->collect_sync)))
         return rc;
+    static const double energy_max[] = {[NLC_FPUT] = 2.0, [NLC_TODA] = 2.0, [NLC_DNKG] = 4.0, [NLC_DNLS] = 0.7};
+    if ((rc = sb_param_double(p, "energy", 0.1, 1e-12, energy_max[cfg->model], &init->energy))) return rc;
     /* only the parameters of the chosen model are read: any other is reported unused */
     switch (cfg->model) {
     case NLC_FPUT:
-        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha)) ||
-            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+        if ((rc = sb_param_double(p, "alpha", 0.25, -0.8, 0.8, &cfg->alpha)) ||
+            (rc = sb_param_double(p, "beta", 0.1, 0.0, 3.0, &cfg->beta)))
             return rc;
         break;
     case NLC_TODA:
-        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha))) return rc;
+        if ((rc = sb_param_double(p, "alpha", 0.25, -1.0, 1.0, &cfg->alpha))) return rc;
         if (cfg->alpha == 0.0) {
             sb_error("nlchains: --param alpha=0 for toda: the Toda potential needs alpha != 0 "
                      "(alpha -> 0 is the harmonic chain: use model=fput alpha=0 beta=0)");
@@ -83,12 +93,12 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
         }
         break;
     case NLC_DNKG:
-        if ((rc = sb_param_double(p, "m", 1.0, 0.0, 1e6, &cfg->m)) ||
-            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+        if ((rc = sb_param_double(p, "m", 1.0, 0.0, 50.0, &cfg->m)) ||
+            (rc = sb_param_double(p, "beta", 0.1, 0.0, 5.0, &cfg->beta)))
             return rc;
         break;
     default:
-        if ((rc = sb_param_double(p, "beta", 1.0, -1e3, 1e3, &cfg->beta))) return rc;
+        if ((rc = sb_param_double(p, "beta", 1.0, -4.0, 8.0, &cfg->beta))) return rc;
     }
     cfg->init_file = sb_param_string(p, "init_file");
     cfg->dump = sb_param_string(p, "dump");
