@@ -147,6 +147,7 @@ expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --pa
 expect_usage "no numerical HF limit for Mg" run $D --param atom=Mg --param job=bsize --param hamiltonian=schrodinger \
     --param nucleus=point
 expect_usage "bsize_max=4" run $D --param atom=Xe --param job=bsize --param bsize_max=4
+expect_usage "bsize_max=61 is out of range; accepted: an integer in [2, 60]" run $D --param atom=He --param job=bsize --param bsize_max=61
 expect_usage "bsize_ref=-2.8x" run $D --param atom=He --param job=bsize --param bsize_ref=-2.8x
 expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --param alpha=0.1
 expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
@@ -161,7 +162,7 @@ basis_case() { # NEEDLE JSON-FIELDS
     expect_usage "$1" run $D --param atom=He --param basis="$work/he_field.json"
 }
 basis_case '"gamma" = -2 is out of range; accepted: a number in [-0.9, 100] (as --param gamma)' "${he/\"gamma\": 0/\"gamma\": -2}"
-basis_case '"K" = 81 is out of range; accepted: an integer in [2, 80]' "${he/\"K\": 10/\"K\": 81}"
+basis_case '"K" = 61 is out of range; accepted: an integer in [2, 60]' "${he/\"K\": 10/\"K\": 61}"
 basis_case '"A" is not an integer' "$he, \"A\": 9.5"
 basis_case '"c" = 10000 is out of range; accepted: a number in [10, 1000]' "$he, \"c\": 1e4"
 basis_case '"hamiltonian" is "klein"; accepted: dirac, schrodinger' "$he, \"hamiltonian\": \"klein\""

@@ -70,7 +70,8 @@ static const sb_param_spec dfr_params[] = {
                    "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases) | "
                    "bsize (the smallest basis within bsize_tol of the reference, range end by range end)"},
     {"basis", "", "job=scf/fock: the basis from this JSON file (job=bsize's bsize_out), instead of SIZE, alpha .. nf"},
-    {"bsize_max", "40", "job=bsize: start basis s(1:M) p(1:M) d(1:M) f(1:M), K = M (SIZE is not used)"},
+    {"bsize_max", "40", "job=bsize: start basis s(1:M) p(1:M) d(1:M) f(1:M), K = M (SIZE is not used), 2 .. 60 (beyond, "
+                        "the start basis passes the 1e14 bohr^-2 a candidate's exponents stay below)"},
     {"bsize_tol", "5e-8", "job=bsize: relative energy error allowed against the reference"},
     {"bsize_ref", "auto", "job=bsize: limit (numerical HF limit; nonrelativistic, point nucleus) | large (the optimised "
                           "start basis) | an energy in Eh; auto: limit without, large with the Dirac Hamiltonian"},

@@ -21,7 +21,10 @@ const dfr_range dfr_range_gamma = {-0.9, 100.0};
 const dfr_range dfr_range_delta = {-100.0, 100.0};
 const dfr_range dfr_range_A = {1.0, 300.0};
 const dfr_range dfr_range_bsize_tol = {1e-12, 1e-2};
-const dfr_range dfr_range_bsize_max = {2.0, DFR_MAXN};
+/* bsize_max: the start basis runs from alpha = 0.05 at ratio 1.8 or more, and a candidate's exponents
+ * stay below 1e14 bohr^-2 (bsize.c, usable()); past 60 functions the start basis itself passes it
+ * (He: no start SCF from bsize_max = 62) */
+const dfr_range dfr_range_bsize_max = {2.0, 60.0};
 const char *const dfr_ham_names[] = {[DFR_DIRAC] = "dirac", [DFR_SCHRODINGER] = "schrodinger", NULL};
 const char *const dfr_nucleus_names[] = {[DFR_NUC_POINT] = "point", [DFR_NUC_GAUSS] = "gauss", NULL};
 
