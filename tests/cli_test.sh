@@ -136,6 +136,9 @@ expect_usage "charge=2 is out of range; accepted: an integer in [0, 1]" run $D -
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# close ratios stall the SCF unless the s functions reach into the core
+expect_usage "beta=1.49 is out of range; accepted: a number in [1.5, 4]" run $D --param beta=1.49
+expect_usage "accepted below beta 1.8: s functions reaching 40 Z^2 = 640 bohr^-2" run $D --size 20 --param atom=Be --param beta=1.5
 # np, nd, nf take the first exponents of the s sequence, which has SIZE; charge leaves an electron
 expect_usage "np=9 is out of range; accepted: an integer in [1, 8]" run $D --size 8 --param atom=Ne --param np=9
 expect_usage "charge=10 is out of range; accepted: an integer in [0, 9]" run $D --param atom=Ne --param charge=10

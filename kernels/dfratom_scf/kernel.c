@@ -107,7 +107,7 @@ static const sb_param_spec dfr_params[] = {
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
-    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
+    {"beta", "auto", "well-tempered ratio (1.5 .. 4; below 1.8 the s functions must reach 40 Z^2, else the SCF stalls); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
                      "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
     {"gamma", "0", "well-tempered gamma (-0.9 .. 100)"},
     {"delta", "0", "well-tempered delta (-100 .. 100; with gamma, the exponents must increase with k)"},

@@ -13,7 +13,7 @@
  * is hamiltonian=schrodinger, exactly. At the bottom, Z < c (dfr_zc_check). */
 const dfr_range dfr_range_c = {10.0, 1e3};
 const dfr_range dfr_range_alpha = {1e-6, 1e3};
-const dfr_range dfr_range_beta = {1.2, 4.0};
+const dfr_range dfr_range_beta = {1.5, 4.0}; /* the bottom: reach_check */
 const dfr_range dfr_range_gamma = {-0.9, 100.0};
 /* gamma >= -0.9 keeps 1 + gamma (k/K)^delta >= 0.1 for delta >= 0; job=bsize's optimum often has
  * delta < 0 (BSIZE.md), so delta reaches as far down as up, and a sequence whose exponents do not
@@ -40,6 +40,26 @@ int dfr_zc_check(double c, const dfr_atom *a)
     return SB_EXIT_USAGE;
 }
 
+/* A ratio below 1.8 makes neighbouring functions so alike that the SCF's densities stall above
+ * their thresholds unless the s sequence also reaches far into the core: in K = 8 .. 29, beta 1.5
+ * and 1.6 did not converge where the largest exponent stayed below 7 Z^2 (Be K = 20: 111 bohr^-2,
+ * Ne K = 20), and converged from 43 Z^2 (Ne K = 29, Be K = 25), as every basis at 1.8 did. Below
+ * 1.5 even that fails (Be K = 30 at 1.465, reaching 199 Z^2). */
+#define DFR_NARROW_BETA 1.8
+#define DFR_NARROW_REACH 40.0
+static int reach_check(const dfr_wtbs *w, int Z, const char *file)
+{
+    const int last = w->start[0] + w->n[0] - 1;
+    const double top = dfr_wtbs_zeta(w, last), need = DFR_NARROW_REACH * Z * Z;
+    if (w->beta >= DFR_NARROW_BETA || top >= need) return SB_OK;
+    char from[224];
+    snprintf(from, sizeof from, file ? "basis=%s: \"beta\"" : "--param beta", file);
+    sb_error("dfratom_scf: %s = %g with s up to zeta_%d = %g bohr^-2 = %.3g Z^2; accepted below beta %g: s functions "
+             "reaching %g Z^2 = %g bohr^-2 (else the SCF stalls: raise beta, alpha or SIZE)",
+             from, w->beta, last, top, top / ((double)Z * Z), DFR_NARROW_BETA, DFR_NARROW_REACH, need);
+    return SB_EXIT_USAGE;
+}
+
 /* c, with the reason for its upper end where a value passes it */
 static int param_c(sb_params *p, double *c)
 {
@@ -54,11 +74,11 @@ static int param_c(sb_params *p, double *c)
     return sb_param_double(p, "c", 137.03599976, dfr_range_c.lo, dfr_range_c.hi, c);
 }
 
-/* Default ratio: the K exponents from alpha = 0.05 up to 4000 Z^2, about where the 1s of a
- * Gaussian nucleus stops gaining (Xe, K=30: 1.94) */
-static double auto_beta(int Z, int K)
+/* Default ratio: the K exponents from alpha up to 4000 Z^2, about where the 1s of a Gaussian
+ * nucleus stops gaining (Xe, K=30, alpha 0.05: 1.94) */
+static double auto_beta(double alpha, int Z, int K)
 {
-    double b = pow(4000.0 * Z * Z / 0.05, 1.0 / (K - 1));
+    double b = pow(4000.0 * Z * Z / alpha, 1.0 / (K - 1));
     return fmin(fmax(b, dfr_range_beta.lo), dfr_range_beta.hi);
 }
 
@@ -182,13 +202,14 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
             return SB_EXIT_USAGE;
         }
     }
-    const double beta0 = d->job == DFR_JOB_BSIZE ? fmax(1.8, auto_beta(d->atom.Z, K)) : auto_beta(d->atom.Z, K);
+    if ((rc = sb_param_double(p, "alpha", 0.05, dfr_range_alpha.lo, dfr_range_alpha.hi, &w->alpha))) return rc;
+    const double beta_auto = auto_beta(w->alpha, d->atom.Z, K);
     if ((rc = sb_param_choice(p, "hamiltonian", dfr_ham_names, DFR_DIRAC, &ham)) ||
         (rc = sb_param_choice(p, "nucleus", dfr_nucleus_names, DFR_NUC_GAUSS, &nuc)) ||
         (rc = sb_param_choice(p, "eigensolver", eigs, EIG_LAPACK, &eig)) ||
         (rc = param_c(p, &o->c)) ||
-        (rc = sb_param_double(p, "alpha", 0.05, dfr_range_alpha.lo, dfr_range_alpha.hi, &w->alpha)) ||
-        (rc = sb_param_double(p, "beta", beta0, dfr_range_beta.lo, dfr_range_beta.hi, &w->beta)) ||
+        (rc = sb_param_double(p, "beta", d->job == DFR_JOB_BSIZE ? fmax(1.8, beta_auto) : beta_auto, dfr_range_beta.lo,
+                              dfr_range_beta.hi, &w->beta)) ||
         (rc = sb_param_double(p, "gamma", 0.0, dfr_range_gamma.lo, dfr_range_gamma.hi, &w->gamma)) ||
         (rc = sb_param_double(p, "delta", 0.0, dfr_range_delta.lo, dfr_range_delta.hi, &w->delta)) ||
         (rc = sb_param_long(p, "np", lround(0.8 * K), 1, K, &np)) ||
@@ -265,6 +286,7 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     int ns = 0;
     for (int s = 0; s < DFR_NSYM; ++s)
         if (d->atom.nocc[s]) ns = s + 1;
+    if ((rc = reach_check(w, d->atom.Z, file))) return rc;
     const int k = file ? 0 : dfr_wtbs_bad_k(w, dfr_l(dfr_kappa[ns - 1]));
     if (k) { /* a file's sequence is checked where it is read (basis_file.c) */
         char which[64];
