@@ -2,6 +2,7 @@
  * OpenMP Fock build against the scalar reference.
  *   one electron  H and Xe53+ (point nucleus) vs c^2(sqrt(1-Z^2/c^2)-1): 1e-8 relative; the
  *                 kernel's exact 1s energy at c = 1e4 and 1e3 against its series in (Z/c)^2;
+ *   beta=auto     spans from the alpha given;
  *   c             He and Ne validate (default job, K = 8) at c = 20, 137.036 and the top of the
  *                 range, 1000; c = 1e4, 1e5 and Z >= c (Dirac) are refused;
  *   He, NR limit  vs the numerical HF limit -2.86167999561 (data/REFERENCES.md): within
@@ -111,6 +112,25 @@ static void c_range(void **state)
         assert_int_equal(dfr_case_parse(&p, &d), SB_EXIT_USAGE);
         assert_null(d.f); /* refused before anything was allocated */
     }
+}
+
+/* beta=auto spans alpha .. 4000 Z^2 in SIZE steps from the alpha given (not from the default) */
+static void auto_beta_from_alpha(void **state)
+{
+    (void)state;
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = 12;
+    strcpy(p.kv[0].key, "atom"), strcpy(p.kv[0].value, "Ne");
+    strcpy(p.kv[1].key, "alpha"), strcpy(p.kv[1].value, "0.2");
+    p.nkv = 2;
+    dfr_case d;
+    memset(&d, 0, sizeof d);
+    d.backend = SB_BACKEND_OPENMP_SIMD;
+    assert_int_equal(dfr_case_parse(&p, &d), SB_OK);
+    assert_true(fabs(d.w.beta - pow(4000.0 * 100 / 0.2, 1.0 / 11)) <= 1e-14 * d.w.beta);
+    free(d.f);
+    free(d.Dfinal);
 }
 
 static void helium_nr_limit(void **state)
@@ -305,6 +325,7 @@ int main(void)
         cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_tensor_table_exact),
         cmocka_unit_test(iterations_apart_ratio), cmocka_unit_test(batch_engines_agree),
         cmocka_unit_test(bsopt_scan_starts_from_best), cmocka_unit_test(dirac_1s_exact), cmocka_unit_test(c_range),
+        cmocka_unit_test(auto_beta_from_alpha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
