@@ -117,8 +117,11 @@ N=nlchains
 expect_usage "alpha=0.85 is out of range; accepted: a number in [-0.8, 0.8]" run $N --param alpha=0.85
 expect_usage "beta=-0.01 is out of range; accepted: a number in [0, 3]" run $N --param beta=-0.01
 expect_usage "beta=8.5 is out of range; accepted: a number in [-4, 8]" run $N --param model=dnls --param beta=8.5
-expect_usage "m=51 is out of range; accepted: a number in [0, 50]" run $N --param model=dnkg --param m=51
-expect_usage "dt=0.31 is out of range; accepted: a number in [1e-09, 0.3]" run $N --param dt=0.31
+expect_usage "m=2.3 is out of range; accepted: a number in [0, 2.25]" run $N --param model=dnkg --param m=2.3
+expect_usage "m=700 is out of range; accepted: a number in [0, 621]" run $N --param model=dnkg --param dt=0.01 --param m=700
+expect_usage "dt=0.12 is out of range; accepted: a number in [1e-09, 0.11]" run $N --param model=dnkg --param dt=0.12
+expect_usage "dt=0.19 is out of range; accepted: a number in [1e-09, 0.18]" run $N --param dt=0.19
+expect_usage "dt=0.31 is out of range; accepted: a number in [1e-09, 0.3]" run $N --param model=dnls --param dt=0.31
 expect_usage "energy=0.71 is out of range; accepted: a number in [1e-12, 0.7]" run $N --param model=dnls --param energy=0.71
 # eri_brush: f shells have no generated code, so no store mode; g shells are not served
 E=eri_brush

@@ -20,9 +20,10 @@ static const sb_param_spec nlc_params[] = {
                       "default energy, the energy check fails: README)"},
     {"beta", "0.1", "fput: quartic coupling, 0 .. 3; dnkg: on-site quartic (0.1), 0 .. 5; dnls: nonlinearity (default 1), "
                     "-4 .. 8 (below 0 fput's and dnkg's potentials are unbounded below)"},
-    {"m", "1.0", "dnkg: on-site linear mass term, 0 .. 50 (beyond, dt sqrt(4 + m) outgrows the step)"},
-    {"dt", "0.1", "time step of the 6th-order composition, units of 1/omega (harmonic coupling 1), 1e-9 .. 0.3 (fput "
-                  "fails from 0.45)"},
+    {"m", "1.0", "dnkg: on-site linear mass term, 0 .. (0.25/dt)^2 - 4 (2.25 at dt = 0.1): dt sqrt(4 + m) <= 0.25"},
+    {"dt", "0.1", "time step of the 6th-order composition, units of 1/omega (harmonic coupling 1): 1e-9 .. 0.18 (fput, "
+                  "toda: 2 dt <= 0.36), 0.11 (dnkg), 0.3 (dnls); beyond, a chain with its energy in the fastest "
+                  "modes fails the energy check"},
     {"steps", "100", "full 6th-order steps per repetition"},
     {"batch", "100", "collect mode energies and entropies every K steps (0: never)"},
     {"entropy_limit", "0", "stop stepping once the information entropy falls below this (0: off)"},

@@ -14,6 +14,9 @@
 #include "sb_omp.h"
 
 #define NLC_TAG_INIT 0x4e4c4330u /* "NLC0": Philox counter word 3 of the initial phases */
+/* The largest dt omega_max accepted (nlc_parse says why): fput and toda, dnkg */
+#define NLC_DT_OMEGA 0.36
+#define NLC_DT_OMEGA_DNKG 0.25
 
 nlc_coefs nlc_make_coefs(double h, double ks)
 {
@@ -59,17 +62,23 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
     cfg->N = p->size;
     cfg->seed = p->seed;
     /* dt, energy and the couplings stop where this run's energy check (|H - H0| <= 1e-6 |H0|)
-     * still passes with the other parameters at their defaults (N = 1024, 8192 chains, 100 steps
-     * of dt = 0.1, energy 0.1 per site), with a margin; beyond, the 6th-order step no longer
-     * resolves the motion, or the chain leaves the well of an unbounded potential. Measured
-     * failures: dt from 0.45 (fput), 0.47 (toda), 0.63 (dnkg), 1.24 (dnls); energy from 3.2
-     * (fput), 2.7 (toda), 6.7 (dnkg), 1.07 (dnls); fput alpha from 0.97, beta from 4.0 and below -0.067 (V
-     * unbounded below); toda alpha from 1.31; dnkg beta from 6.7 and below -0.18, m from 75
-     * (dt sqrt(4 + m) = 0.88); dnls beta from 10.7 and below -5.4, energy (norm per site) from 1.07:
-     * there beta |psi|^2, the on-site phase rate, is what limits. */
+     * still passes with the other parameters at their defaults, with a margin, both for the
+     * default ensemble (N = 1024, 8192 chains, 100 steps of dt = 0.1, energy 0.1 per site) and
+     * for one chain of N = 8, whose energy reaches the fastest modes at once (the harder case for
+     * the step, README); beyond, the 6th-order step no longer resolves the motion, or the chain
+     * leaves the well of an unbounded potential. First failures, ensemble / one chain: dt 0.45 /
+     * 0.21 (fput, toda), 0.63 / 0.23 (dnkg), 1.24 / past 0.3 (dnls); energy 3.2, 2.7, 6.7, 1.07
+     * (fput, toda, dnkg, dnls; none on one chain below the ends); fput alpha 0.97, beta 4.0 and
+     * -0.067 (V unbounded below); toda alpha 1.31; dnkg beta 6.7 and -0.18, m 75 / 19; dnls beta
+     * 10.7 and -5.4 (beta |psi|^2, the on-site phase rate, limits dnls). The step's own limit is
+     * dt omega_max, omega_max = 2 for the harmonic coupling (fput, toda) and sqrt(4 + m) for dnkg:
+     * one chain fails from 0.42 (fput, toda) and, its error oscillating with m, from 0.33 (dnkg,
+     * m = 7 at dt = 0.1), so dt omega_max stays <= 0.36 (fput, toda; one chain's worst 3.5e-7 of
+     * H) and 0.25 (dnkg; worst 3.6e-7 over dt = 0.02 .. 0.11). */
     if ((rc = sb_param_choice(p, "model", models, NLC_FPUT, &cfg->model)) ||
         (rc = sb_param_long(p, "copies", 8192, 1, 1L << 24, &cfg->copies)) ||
-        (rc = sb_param_double(p, "dt", 0.1, 1e-9, 0.3, &cfg->dt)) ||
+        (rc = sb_param_double(p, "dt", 0.1, 1e-9, cfg->model == NLC_DNLS ? 0.3 : cfg->model == NLC_DNKG ? 0.11
+                                                                              : NLC_DT_OMEGA / 2.0, &cfg->dt)) ||
         (rc = sb_param_long(p, "steps", 100, 1, 1000000000L, &cfg->steps_per_rep)) ||
         (rc = sb_param_long(p, "batch", 100, 0, 1000000000L, &cfg->batch)) ||
         (rc = sb_param_double(p, "entropy_limit", 0.0, 0.0, 1e6, &cfg->entropy_limit)) ||
@@ -93,7 +102,8 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
         }
         break;
     case NLC_DNKG:
-        if ((rc = sb_param_double(p, "m", 1.0, 0.0, 50.0, &cfg->m)) ||
+        if ((rc = sb_param_double(p, "m", 1.0, 0.0, fmin(1e6, (NLC_DT_OMEGA_DNKG * NLC_DT_OMEGA_DNKG / (cfg->dt * cfg->dt) - 4.0) * (1.0 + 1e-12)),
+                                  &cfg->m)) ||
             (rc = sb_param_double(p, "beta", 0.1, 0.0, 5.0, &cfg->beta)))
             return rc;
         break;
