@@ -10,6 +10,9 @@
 #include "dfratom_scf/dfrcase.h"
 
 static const char *const lname[4] = {"s", "p", "d", "f"};
+/* what a file holds, written and read here alike */
+static const char format_1[] = "dfratom_scf basis 1";
+static const char sequence_1[] = "zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], k = 1 .. K";
 
 /* The highest l with an occupied shell */
 static int atom_lmax(const dfr_atom *a)
@@ -24,8 +27,8 @@ int dfr_basis_json(const dfr_case *d, const dfr_wtbs *w, double energy, char *bu
 {
     json_t *o = json_object(), *rg = json_object();
     if (!o || !rg) return SB_EXIT_RUNTIME;
-    json_object_set_new(o, "format", json_string("dfratom_scf basis 1"));
-    json_object_set_new(o, "sequence", json_string("zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], k = 1 .. K"));
+    json_object_set_new(o, "format", json_string(format_1));
+    json_object_set_new(o, "sequence", json_string(sequence_1));
     json_object_set_new(o, "atom", json_string(d->atom.symbol));
     json_object_set_new(o, "charge", json_integer(d->atom.charge));
     json_object_set_new(o, "K", json_integer(w->K));
@@ -36,8 +39,8 @@ int dfr_basis_json(const dfr_case *d, const dfr_wtbs *w, double energy, char *bu
     for (int l = 0; l <= atom_lmax(&d->atom); ++l)
         json_object_set_new(rg, lname[l], json_pack("[ii]", w->start[l], w->start[l] + w->n[l] - 1));
     json_object_set_new(o, "ranges", rg);
-    json_object_set_new(o, "hamiltonian", json_string(d->o.ham == DFR_DIRAC ? "dirac" : "schrodinger"));
-    json_object_set_new(o, "nucleus", json_string(d->o.nucleus == DFR_NUC_POINT ? "point" : "gauss"));
+    json_object_set_new(o, "hamiltonian", json_string(dfr_ham_names[d->o.ham]));
+    json_object_set_new(o, "nucleus", json_string(dfr_nucleus_names[d->o.nucleus]));
     json_object_set_new(o, "A", json_integer(d->atom.mass));
     json_object_set_new(o, "c", json_real(d->o.c));
     json_object_set_new(o, "energy_Eh", json_real(energy));
@@ -62,8 +65,6 @@ static int bad(const char *from, const char *what)
 static const char *const fields[] = {"format", "sequence", "atom", "charge", "K", "alpha", "beta", "gamma", "delta",
                                      "ranges", "hamiltonian", "nucleus", "A", "c", "energy_Eh", "bsize_tol",
                                      "bsize_reference_Eh", NULL};
-static const char format_1[] = "dfratom_scf basis 1";
-static const char sequence_1[] = "zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], k = 1 .. K";
 
 /* A number field held to the range of the parameter it records, `as` saying which (absent: SB_OK,
  * *v untouched, unless required); integer: a JSON integer */
