@@ -128,7 +128,29 @@ expect_usage "isomers=0" run $F --param isomers=0
 expect_usage "/nonexistent/s.txt" run $F --param spirals=/nonexistent/s.txt
 expect_usage "not both" run $F --param isomers=5 --param spirals=/nonexistent/s.txt
 expect_usage "fill=-1" run $F --param fill=-1
+expect_usage "fill=1000001 is out of range; accepted: an integer in [0, 1000000]" run $F --param fill=1000001
+expect_usage "maxit=399 is out of range; accepted: an integer in [400, 100000000]" run $F --size 40 --param maxit=399
 expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
+# Data a validation needs is read before the run: missing or unusable, exit 2 and no JSON
+SB_DATA=/nonexistent expect_usage "A007894.txt not found under SB_DATA=/nonexistent" \
+    run $F --param isomers=all --json out.json
+expect_usage "accepted with isomers=all: N <= 120" run $F --size 122 --param isomers=all --json out.json
+mkdir -p "$work/data/ref" && cp -r "$(dirname "$0")/../kernels/eri_brush/data/molecules" \
+    "$(dirname "$0")/../kernels/eri_brush/data/basis" "$work/data/" && touch "$work/data/ref/FORMAT.md"
+printf 'nbf 7\nnshell 5\nsum x\n' >"$work/data/ref/water.sto-3g.ref"
+SB_DATA="$work/data" expect_usage "water.sto-3g.ref:3: malformed reference line" \
+    validate eri_brush --param molecule=water --param basis=sto-3g --json out.json
+# nlchains: the ranges end where this run's energy check still passes (README)
+N=nlchains
+expect_usage "alpha=0.85 is out of range; accepted: a number in [-0.8, 0.8]" run $N --param alpha=0.85
+expect_usage "beta=-0.01 is out of range; accepted: a number in [0, 3]" run $N --param beta=-0.01
+expect_usage "beta=8.5 is out of range; accepted: a number in [-4, 8]" run $N --param model=dnls --param beta=8.5
+expect_usage "m=2.3 is out of range; accepted: a number in [0, 2.25]" run $N --param model=dnkg --param m=2.3
+expect_usage "m=700 is out of range; accepted: a number in [0, 621]" run $N --param model=dnkg --param dt=0.01 --param m=700
+expect_usage "dt=0.12 is out of range; accepted: a number in [1e-09, 0.11]" run $N --param model=dnkg --param dt=0.12
+expect_usage "dt=0.19 is out of range; accepted: a number in [1e-09, 0.18]" run $N --param dt=0.19
+expect_usage "dt=0.31 is out of range; accepted: a number in [1e-09, 0.3]" run $N --param model=dnls --param dt=0.31
+expect_usage "energy=0.71 is out of range; accepted: a number in [1e-12, 0.7]" run $N --param model=dnls --param energy=0.71
 # eri_brush: f shells have no generated code, so no store mode; g shells are not served
 E=eri_brush
 expect_usage "mode=store" run $E --param molecule=water --param basis=cc-pvtz --param mode=store
@@ -141,10 +163,17 @@ expect_usage "prim_screen=-1" run $E --param prim_screen=-1
 D=dfratom_scf
 expect_usage "closed-shell" run $D --param atom=C
 expect_usage "Qq" run $D --param atom=Qq
-expect_usage "leaves 0 electrons" run $D --param atom=He --param charge=2
+expect_usage "charge=2 is out of range; accepted: an integer in [0, 1]" run $D --param atom=He --param charge=2
 expect_usage "A=" run $D --param atom=Li --param charge=1
 expect_usage "job" run $D --param job=sweep
 expect_usage "beta" run $D --param beta=0.5
+# close ratios stall the SCF unless the s functions reach into the core
+expect_usage "beta=1.49 is out of range; accepted: a number in [1.5, 4]" run $D --param beta=1.49
+expect_usage "accepted below beta 1.8: s functions reaching 40 Z^2 = 640 bohr^-2" run $D --size 20 --param atom=Be --param beta=1.5
+# np, nd, nf take the first exponents of the s sequence, which has SIZE; charge leaves an electron
+expect_usage "np=9 is out of range; accepted: an integer in [1, 8]" run $D --size 8 --param atom=Ne --param np=9
+expect_usage "charge=10 is out of range; accepted: an integer in [0, 9]" run $D --param atom=Ne --param charge=10
+expect_usage "maxit=29 is out of range; accepted: an integer in [30, 10000]" run $D --param maxit=29
 # job=bsize: a tolerance the optimised start basis misses, no reference for a nonrelativistic atom,
 # a start too small for the occupied shells, a malformed reference; basis files that cannot be used
 expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --param job=bsize \
@@ -152,6 +181,7 @@ expect_usage "bsize_tol=1e-09" run $D --backend openmp_simd --param atom=He --pa
 expect_usage "no numerical HF limit for Mg" run $D --param atom=Mg --param job=bsize --param hamiltonian=schrodinger \
     --param nucleus=point
 expect_usage "bsize_max=4" run $D --param atom=Xe --param job=bsize --param bsize_max=4
+expect_usage "bsize_max=61 is out of range; accepted: an integer in [2, 60]" run $D --param atom=He --param job=bsize --param bsize_max=61
 expect_usage "bsize_ref=-2.8x" run $D --param atom=He --param job=bsize --param bsize_ref=-2.8x
 expect_usage "conflicts with" run $D --param atom=He --param basis=x.json --param alpha=0.1
 expect_usage "cannot open" run $D --param atom=He --param basis="$work/none.json"
@@ -159,6 +189,27 @@ printf '{"atom": "Ne", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0,
 expect_usage '"p" must be' run $D --param atom=Ne --param basis="$work/ne.json"
 printf '{"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}, "bsize_tol": 2}' >"$work/he_tol.json"
 expect_usage '"bsize_tol"' run $D --param atom=He --param basis="$work/he_tol.json"
+# Every field of a basis file is held to its parameter's range or choices (one case per kind of field)
+he='"atom": "He", "K": 10, "alpha": 0.1, "beta": 2, "gamma": 0, "delta": 0, "ranges": {"s": [1, 10]}'
+basis_case() { # NEEDLE JSON-FIELDS
+    printf '{%s}' "$2" >"$work/he_field.json"
+    expect_usage "$1" run $D --param atom=He --param basis="$work/he_field.json"
+}
+basis_case '"gamma" = -2 is out of range; accepted: a number in [-0.9, 100] (as --param gamma)' "${he/\"gamma\": 0/\"gamma\": -2}"
+basis_case '"K" = 61 is out of range; accepted: an integer in [2, 60]' "${he/\"K\": 10/\"K\": 61}"
+basis_case '"A" is not an integer' "$he, \"A\": 9.5"
+basis_case '"c" = 10000 is out of range; accepted: a number in [10, 1000]' "$he, \"c\": 1e4"
+basis_case '"hamiltonian" is "klein"; accepted: dirac, schrodinger' "$he, \"hamiltonian\": \"klein\""
+basis_case '"nucleus" is not a string; accepted: point, gauss' "$he, \"nucleus\": 1"
+basis_case '"format" is not "dfratom_scf basis 1"' "$he, \"format\": \"dfratom_scf basis 2\""
+basis_case 'unknown field "gama"' "$he, \"gama\": 1"
+basis_case '"ranges": "g" must be' "${he/\"s\": \[1, 10\]/\"s\": [1, 10], \"g\": [1, 2]}"
+basis_case 'zeta_10 = 5.12 bohr^-2, not above zeta_9' "${he/\"gamma\": 0, \"delta\": 0/\"gamma\": -0.9, \"delta\": 100}"
+# c: past 1000 the Dirac SCF cannot converge in double precision; Z >= c binds no point-nucleus 1s1/2
+expect_usage "c=1e4 is out of range; accepted: a number in [10, 1000] (past 1000 the Dirac SCF's round-off" \
+    run $D --param atom=He --param c=1e4
+expect_usage "c=1e5 is out of range" run $D --param atom=Ne --param c=1e5
+expect_usage "c=54 is not above Z = 54 of Xe" run $D --param c=54
 # eigensolver=cusolver needs the cuda backend: refused elsewhere, never silently ignored
 expect_usage "eigensolver=bogus" run $D --param eigensolver=bogus
 expect_usage "eigensolver=cusolver" run $D --param eigensolver=cusolver --backend openmp_simd
@@ -187,6 +238,9 @@ if printf '%s\n' "$dhf" | grep -qE "^  dirac_fock_same_basis_pyscf .* PASS " &&
 else
     bad "dfratom_scf basis=bsize_be_dirac.basis.json: no passing PySCF or basis-file check: $dhf"
 fi
+# The loosest gtol still validates: the I_h C60 check optimises its cage to 1e-5 at most
+run_sb validate $F --size 40 --param isomers=8 --param oracle=2 --param gtol=1 --backend openmp_simd --quiet
+if [ "$rc" -eq 0 ]; then ok; else bad "fullerene_ff gtol=1: exit $rc, expected 0: $(printf '%s' "$out" | grep FAIL)"; fi
 # The pipeline changes the timing, never the isomers or their results.
 plain=$("$SB" run $F --size 70 --param isomers=64 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")
 piped=$("$SB" run $F --size 70 --param isomers=64 --param pipeline=16 --backend openmp_simd --quiet 2>&1 | grep -E "energy_mean|isomers per rep")

@@ -1,6 +1,10 @@
 /* dfratom_scf on the CPU: SCF-level physics against values nobody here computed, and the
  * OpenMP Fock build against the scalar reference.
- *   one electron  H and Xe53+ (point nucleus) vs c^2(sqrt(1-Z^2/c^2)-1): 1e-8 relative;
+ *   one electron  H and Xe53+ (point nucleus) vs c^2(sqrt(1-Z^2/c^2)-1): 1e-8 relative; the
+ *                 kernel's exact 1s energy at c = 1e4 and 1e3 against its series in (Z/c)^2;
+ *   beta=auto     spans from the alpha given;
+ *   c             He and Ne validate (default job, K = 8) at c = 20, 137.036 and the top of the
+ *                 range, 1000; c = 1e4, 1e5 and Z >= c (Dirac) are refused;
  *   He, NR limit  vs the numerical HF limit -2.86167999561 (data/REFERENCES.md): within
  *                 1e-6 Eh and above it (variational bound);
  *   Be, Dirac     no variational collapse (N_s eigenvalues below -c^2), converged, DF lies
@@ -50,6 +54,83 @@ static void one_electron(void **state)
     dfr_small_build(&t, "Xe", 53, 50, 0.01 * 54 * 54, 1.8, DFR_DIRAC, DFR_NUC_POINT);
     r = dfr_small_scf(&t, dfr_g_reference, NULL);
     assert_true(fabs(r.energy - (-1519.473342803)) <= 1e-8 * 1519.5);
+}
+
+/* -Z^2/(1 + sqrt(1 - x)), x = Z^2/c^2, is -Z^2 (1/2 + x/8 + x^2/16 + 5 x^3/128 + ...): at c = 1e4
+ * the terms beyond x^2 are below 1e-24 relative. The cancelling form c^2(sqrt(1-x)-1) is off by
+ * 1.4e-8 there. */
+static void dirac_1s_exact(void **state)
+{
+    (void)state;
+    const double cs[] = {1e4, 1e3};
+    for (int i = 0; i < 2; ++i) {
+        const double x = 1.0 / (cs[i] * cs[i]), series = -(0.5 + x / 8 + x * x / 16 + 5 * x * x * x / 128);
+        assert_true(fabs(dfr_dirac_1s(1, cs[i]) - series) <= 1e-15 * 0.5);
+    }
+    /* Z/c = 0.8: gamma = 0.6, E = c^2 (gamma - 1) = -0.4 c^2 exactly */
+    assert_true(fabs(dfr_dirac_1s(80, 100.0) - (-4000.0)) <= 1e-12 * 4000.0);
+}
+
+/* The whole kernel (default job=scf, K = 8) with the given c validates */
+static void c_validates(const char *atom, const char *c, double unchecked)
+{
+    const char *const kv[] = {"atom", atom, "c", c, NULL};
+    sb_result r;
+    dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 8, kv, &r);
+    if (!r.passed) print_message("atom=%s c=%s failed\n", atom, c);
+    assert_true(r.passed);
+    double n = 0.0; /* ions of Z/c > 0.85 are not checked (validate.c) */
+    for (int i = 0; i < r.counters.n; i++)
+        if (!strcmp(r.counters.c[i].name, "dirac_one_electron_unchecked")) n = r.counters.c[i].value;
+    assert_true(n == unchecked);
+    sb_result_free(&r);
+}
+
+static void c_range(void **state)
+{
+    (void)state;
+    c_validates("He", "20", 2), c_validates("Ne", "20", 2);
+    c_validates("He", "137.036", 0), c_validates("Ne", "137.036", 0);
+    c_validates("He", "1000", 0), c_validates("Ne", "1000", 0);
+    c_validates("Ne", "10.5", 3); /* just above Z */
+    static const char *const refused[][7] = {
+        {"atom", "He", "c", "1e4", NULL},    {"atom", "Ne", "c", "1e5", NULL},   {"atom", "He", "c", "1000.5", NULL},
+        {"atom", "He", "c", "9.99", NULL},   {"atom", "Ne", "c", "10", NULL},    /* Z = c */
+        {"atom", "Xe", "c", "54", "nucleus", "point", NULL},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
+        sb_params p;
+        memset(&p, 0, sizeof p);
+        p.size = 8;
+        for (const char *const *kv = refused[i]; kv[0]; kv += 2, p.nkv++) {
+            strcpy(p.kv[p.nkv].key, kv[0]);
+            strcpy(p.kv[p.nkv].value, kv[1]);
+        }
+        dfr_case d;
+        memset(&d, 0, sizeof d);
+        d.backend = SB_BACKEND_OPENMP_SIMD;
+        assert_int_equal(dfr_case_parse(&p, &d), SB_EXIT_USAGE);
+        assert_null(d.f); /* refused before anything was allocated */
+    }
+}
+
+/* beta=auto spans alpha .. 4000 Z^2 in SIZE steps from the alpha given (not from the default) */
+static void auto_beta_from_alpha(void **state)
+{
+    (void)state;
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = 12;
+    strcpy(p.kv[0].key, "atom"), strcpy(p.kv[0].value, "Ne");
+    strcpy(p.kv[1].key, "alpha"), strcpy(p.kv[1].value, "0.2");
+    p.nkv = 2;
+    dfr_case d;
+    memset(&d, 0, sizeof d);
+    d.backend = SB_BACKEND_OPENMP_SIMD;
+    assert_int_equal(dfr_case_parse(&p, &d), SB_OK);
+    assert_true(fabs(d.w.beta - pow(4000.0 * 100 / 0.2, 1.0 / 11)) <= 1e-14 * d.w.beta);
+    free(d.f);
+    free(d.Dfinal);
 }
 
 static void helium_nr_limit(void **state)
@@ -243,7 +324,8 @@ int main(void)
         cmocka_unit_test(neon_j_partners), cmocka_unit_test(openmp_equals_reference), cmocka_unit_test(input_errors),
         cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_tensor_table_exact),
         cmocka_unit_test(iterations_apart_ratio), cmocka_unit_test(batch_engines_agree),
-        cmocka_unit_test(bsopt_scan_starts_from_best),
+        cmocka_unit_test(bsopt_scan_starts_from_best), cmocka_unit_test(dirac_1s_exact), cmocka_unit_test(c_range),
+        cmocka_unit_test(auto_beta_from_alpha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

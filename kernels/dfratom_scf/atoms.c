@@ -48,12 +48,17 @@ double dfr_xi_from_mass(int A)
     return 1.5 / (rrms * rrms);
 }
 
+int dfr_atom_z(const char *symbol)
+{
+    for (int i = 0; i < NELEM; ++i)
+        if (!strcmp(symbols[i], symbol)) return i + 1;
+    return 0;
+}
+
 int dfr_atom_parse(const char *symbol, int charge, dfr_atom *a)
 {
     memset(a, 0, sizeof *a);
-    int Z = 0;
-    for (int i = 0; i < NELEM; ++i)
-        if (!strcmp(symbols[i], symbol)) Z = i + 1;
+    const int Z = dfr_atom_z(symbol);
     if (!Z) {
         sb_error("dfratom_scf: atom=%s: unknown element (accepted: H ... No, by symbol, e.g. Xe)", symbol);
         return SB_EXIT_USAGE;

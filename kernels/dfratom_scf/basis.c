@@ -1,5 +1,6 @@
 /* dfratom_scf: well-tempered Gaussian spinor basis with restricted kinetic balance. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dfratom_scf/dfr.h"
@@ -8,6 +9,31 @@
 double dfr_wtbs_zeta(const dfr_wtbs *w, int k)
 {
     return w->alpha * pow(w->beta, k - 1) * (1.0 + w->gamma * pow((double)k / w->K, w->delta));
+}
+
+int dfr_wtbs_bad_k(const dfr_wtbs *w, int lmax)
+{
+    int lo = DFR_MAXN + 1, hi = 0;
+    for (int l = 0; l <= lmax; ++l) {
+        lo = w->start[l] < lo ? w->start[l] : lo;
+        hi = w->start[l] + w->n[l] - 1 > hi ? w->start[l] + w->n[l] - 1 : hi;
+    }
+    double prev = 0.0;
+    for (int k = lo; k <= hi; ++k) {
+        const double zk = dfr_wtbs_zeta(w, k);
+        if (!(isfinite(zk) && zk > prev)) return k;
+        prev = zk;
+    }
+    return 0;
+}
+
+void dfr_wtbs_bad_what(const dfr_wtbs *w, int k, char *buf, size_t n)
+{
+    const double zk = dfr_wtbs_zeta(w, k), zp = k > 1 ? dfr_wtbs_zeta(w, k - 1) : 0.0;
+    if (!(zk > 0.0) || k == 1 || !(zp > 0.0))
+        snprintf(buf, n, "zeta_%d = %g bohr^-2, not positive", k, zk);
+    else
+        snprintf(buf, n, "zeta_%d = %g bohr^-2, not above zeta_%d = %g", k, zk, k - 1, zp);
 }
 
 int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f) { return dfr_basis_build_in(w, w, ns, y, f); }

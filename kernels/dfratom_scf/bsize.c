@@ -90,11 +90,17 @@ static const char *ranges(const bz_run *z, const dfr_wtbs *w, char *buf, size_t 
     return buf;
 }
 
-/* Parameters that give a usable sequence for w: over the indices its ranges use, every exponent
+/* Parameters that give a usable sequence for w: within the parameters' ranges; over the indices its
+ * ranges use, every exponent
  * within 1e-8 .. 1e14 bohr^-2 and strictly increasing (no two functions alike); over the whole
  * sequence 1 .. K, which padding may take its exponents from, finite and positive */
 static int usable(const bz_run *z, const dfr_wtbs *w)
 {
+    /* the command line's ranges, so that the basis file written is one job=scf reads */
+    const dfr_range *r[4] = {&dfr_range_alpha, &dfr_range_beta, &dfr_range_gamma, &dfr_range_delta};
+    const double x[4] = {w->alpha, w->beta, w->gamma, w->delta};
+    for (int i = 0; i < 4; ++i)
+        if (!(x[i] >= r[i]->lo && x[i] <= r[i]->hi)) return 0;
     int lo = DFR_MAXN + 1, hi = 0;
     for (int l = 0; l <= z->lmax; ++l) {
         lo = w->start[l] < lo ? w->start[l] : lo;

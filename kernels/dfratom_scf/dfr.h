@@ -128,6 +128,7 @@ typedef struct {
 
 /* ---- setup (atoms.c, basis.c, oneint.c, angular.c) ---- */
 int dfr_atom_parse(const char *symbol, int charge, dfr_atom *a);
+int dfr_atom_z(const char *symbol); /* 0: not an element */
 int dfr_default_mass(int Z);      /* 0 when not tabulated */
 const char *dfr_closed_counts(void);
 double dfr_xi_from_mass(int A);
@@ -145,6 +146,11 @@ int dfr_basis_build(const dfr_wtbs *w, int ns, dfr_sym *y, dfr_fun *f);
 int dfr_basis_build_in(const dfr_wtbs *w, const dfr_wtbs *u, int ns, dfr_sym *y, dfr_fun *f);
 /* zeta_k of the sequence, k = 1 .. */
 double dfr_wtbs_zeta(const dfr_wtbs *w, int k);
+/* 0 when the exponents the ranges of l = 0 .. lmax use are finite, positive and increasing with k
+ * (equal or falling exponents make the basis linearly dependent); else the first k that is not */
+int dfr_wtbs_bad_k(const dfr_wtbs *w, int lmax);
+/* What is wrong at that k, for an error line: "zeta_3 = -1 bohr^-2" and "not positive" or "not above ..." */
+void dfr_wtbs_bad_what(const dfr_wtbs *w, int k, char *buf, size_t n);
 
 /* One-electron matrices per symmetry, packed like D: LL = S^LL, LS unused, SS = S^SS (metric),
  * and V (LL = V^LL, SS = V^SS). */

@@ -6,6 +6,22 @@
 enum { DFR_JOB_SCF = 0, DFR_JOB_FOCK = 1, DFR_JOB_BSOPT = 2, DFR_JOB_BATCH = 3, DFR_JOB_BSIZE = 4 };
 enum { DFR_ENGINE_BATCHED = 0, DFR_ENGINE_SEQUENTIAL = 1 };
 
+/* The accepted values of the parameters a basis file (basis_file.c) also records, one place for
+ * the command line (setup.c) and the file reader. Ranges are closed, [lo, hi]. */
+typedef struct {
+    double lo, hi;
+} dfr_range;
+/* The SCFs here converge in 9 to 23 iterations (Be 10, Xe 16, Rn 17 to 23; README): a smaller
+ * maxit stops every one of them unconverged */
+#define DFR_MAXIT_MIN 30
+extern const dfr_range dfr_range_c, dfr_range_alpha, dfr_range_beta, dfr_range_gamma, dfr_range_delta, dfr_range_A,
+    dfr_range_bsize_tol, dfr_range_bsize_max;
+extern const char *const dfr_ham_names[];     /* by dfr_hamiltonian, NULL-terminated */
+extern const char *const dfr_nucleus_names[]; /* by dfr_nucleus, NULL-terminated */
+/* The Dirac Hamiltonian needs Z < c (setup.c says why): SB_OK, or one error line naming c, Z and
+ * the accepted range, and SB_EXIT_USAGE */
+int dfr_zc_check(double c, const dfr_atom *a);
+
 /* A batch's per-candidate outcomes (batch.c) */
 typedef struct {
     double *energy;       /* NAN: the SCF failed or did not converge */
@@ -156,6 +172,8 @@ int dfr_bsize(dfr_case *d);
 /* The numerical HF limit of the case's atom, Eh (NAN: none tabulated, or not the NR point-nucleus
  * neutral atom it is a limit of) */
 double dfr_hf_limit(const dfr_case *d);
+/* The exact Dirac 1s1/2 energy of a one-electron ion, point nucleus, shifted by -c^2 (Eh) */
+double dfr_dirac_1s(int Z, double c);
 /* A basis as JSON (basis_file.c: atom, K, alpha .. delta, the range of each occupied l, and the
  * energy with the settings it was computed with) and back. Read fills w (K, parameters, ranges)
  * for the case's atom, and *energy with the file's energy where its Hamiltonian, nucleus, c and

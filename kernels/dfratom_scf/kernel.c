@@ -65,12 +65,13 @@ int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
 
 static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
-    {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1"},
+    {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1: a closed-shell configuration or one electron"},
     {"job", "scf", "scf (a repetition: one SCF to convergence) | fock (one two-electron Fock build) | "
                    "bsopt (minimise E over alpha, beta with NLopt NEWUOA) | batch (an SCF for each of many candidate bases) | "
                    "bsize (the smallest basis within bsize_tol of the reference, range end by range end)"},
     {"basis", "", "job=scf/fock: the basis from this JSON file (job=bsize's bsize_out), instead of SIZE, alpha .. nf"},
-    {"bsize_max", "40", "job=bsize: start basis s(1:M) p(1:M) d(1:M) f(1:M), K = M (SIZE is not used)"},
+    {"bsize_max", "40", "job=bsize: start basis s(1:M) p(1:M) d(1:M) f(1:M), K = M (SIZE is not used), 2 .. 60 (beyond, "
+                        "the start basis passes the 1e14 bohr^-2 a candidate's exponents stay below)"},
     {"bsize_tol", "5e-8", "job=bsize: relative energy error allowed against the reference"},
     {"bsize_ref", "auto", "job=bsize: limit (numerical HF limit; nonrelativistic, point nucleus) | large (the optimised "
                           "start basis) | an energy in Eh; auto: limit without, large with the Dirac Hamiltonian"},
@@ -97,21 +98,23 @@ static const sb_param_spec dfr_params[] = {
     {"bsopt_scan", "0", "bsopt: first evaluate this many candidate bases (the batch's) as one batch and start "
                         "NEWUOA from the best bsopt_starts of them (0: no scan)"},
     {"hamiltonian", "dirac", "dirac (Dirac-Coulomb) | schrodinger (the c -> infinity limit, exactly)"},
-    {"c", "137.03599976", "speed of light, a.u. (10 .. 1e5)"},
+    {"c", "137.03599976", "speed of light, a.u. (10 .. 1000; dirac: above Z, where a point nucleus binds a 1s1/2); "
+                          "past 1000 the Dirac SCF's round-off, eps c^2, stalls its 1e-8 density threshold: "
+                          "hamiltonian=schrodinger is c -> infinity exactly"},
     {"eigensolver", "lapack", "Roothaan eigenproblem per symmetry and iteration: lapack (LAPACKE dsygvd, host) | "
                               "cusolver (cusolverDnDsygvd on the GPU, cuda backend only; job=batch batched: "
                               "every candidate's at once, L^-1 F L^-T with cusolverDnXsyevBatched)"},
     {"nucleus", "gauss", "gauss (Visscher-Dyall Gaussian charge, RMS radius 0.836 A^1/3 + 0.570 fm) | point"},
     {"A", "table", "mass number for the Gaussian nucleus (tabulated for the closed-shell atoms)"},
     {"alpha", "0.05", "well-tempered basis: zeta_k = alpha beta^(k-1) [1 + gamma (k/K)^delta], bohr^-2"},
-    {"beta", "auto", "well-tempered ratio (1.2 .. 4); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
+    {"beta", "auto", "well-tempered ratio (1.5 .. 4; below 1.8 the s functions must reach 40 Z^2, else the SCF stalls); auto: alpha .. 4000 Z^2 in SIZE steps (job=bsize: bsize_max "
                      "steps, and at least 1.8: a larger start basis would be nearly linearly dependent)"},
-    {"gamma", "0", "well-tempered gamma"},
-    {"delta", "0", "well-tempered delta"},
-    {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence"},
-    {"nd", "0.6 SIZE", "d functions (first nd exponents)"},
-    {"nf", "0.5 SIZE", "f functions (first nf exponents)"},
-    {"maxit", "100", "SCF iteration limit"},
+    {"gamma", "0", "well-tempered gamma (-0.9 .. 100)"},
+    {"delta", "0", "well-tempered delta (-100 .. 100; with gamma, the exponents must increase with k)"},
+    {"np", "0.8 SIZE", "p functions: the first np exponents of the s sequence (1 .. SIZE, the exponents it has)"},
+    {"nd", "0.6 SIZE", "d functions (first nd exponents, 1 .. SIZE)"},
+    {"nf", "0.5 SIZE", "f functions (first nf exponents, 1 .. SIZE)"},
+    {"maxit", "100", "SCF iteration limit, 30 .. 10000 (the SCFs converge in 9 to 23 iterations: fewer stop them unconverged)"},
     {"diis", "8", "DIIS subspace size (0: plain iteration)"},
     {"conv_e", "1e-10", "energy convergence, Eh (density: LL 1e-8, LS 1e-10, SS 1e-12)"},
     {"oracle", "2000", "G elements of the final Fock build checked against the scalar reference"},

@@ -6,12 +6,80 @@
 
 #include "dfratom_scf/dfrcase.h"
 
-/* Default ratio: the K exponents from alpha = 0.05 up to 4000 Z^2, about where the 1s of a
- * Gaussian nucleus stops gaining (Xe, K=30: 1.94) */
-static double auto_beta(int Z, int K)
+/* c: at the top, round-off. The small components follow from a cancellation of terms of order c
+ * down to order 1/c, so the eigenvectors carry round-off of about eps c^2 relative, and the SCF's
+ * density changes stall there: Xe K = 30 at 2.4e-9 with c = 1e3 (the LL threshold is 1e-8), Ne
+ * K = 12 at 1.6e-8 and Xe at 5.9e-8 with c = 1e4, none converged at 3e4. The c -> infinity limit
+ * is hamiltonian=schrodinger, exactly. At the bottom, Z < c (dfr_zc_check). */
+const dfr_range dfr_range_c = {10.0, 1e3};
+const dfr_range dfr_range_alpha = {1e-6, 1e3};
+const dfr_range dfr_range_beta = {1.5, 4.0}; /* the bottom: reach_check */
+const dfr_range dfr_range_gamma = {-0.9, 100.0};
+/* gamma >= -0.9 keeps 1 + gamma (k/K)^delta >= 0.1 for delta >= 0; job=bsize's optimum often has
+ * delta < 0 (BSIZE.md), so delta reaches as far down as up, and a sequence whose exponents do not
+ * increase is refused by what it gives (dfr_wtbs_bad_k) */
+const dfr_range dfr_range_delta = {-100.0, 100.0};
+const dfr_range dfr_range_A = {1.0, 300.0};
+const dfr_range dfr_range_bsize_tol = {1e-12, 1e-2};
+/* bsize_max: the start basis runs from alpha = 0.05 at ratio 1.8 or more, and a candidate's exponents
+ * stay below 1e14 bohr^-2 (bsize.c, usable()); past 60 functions the start basis itself passes it
+ * (He: no start SCF from bsize_max = 62) */
+const dfr_range dfr_range_bsize_max = {2.0, 60.0};
+const char *const dfr_ham_names[] = {[DFR_DIRAC] = "dirac", [DFR_SCHRODINGER] = "schrodinger", NULL};
+const char *const dfr_nucleus_names[] = {[DFR_NUC_POINT] = "point", [DFR_NUC_GAUSS] = "gauss", NULL};
+
+/* At Z >= c a point nucleus binds no 1s1/2 (gamma = sqrt(1 - Z^2/c^2) is not real), and the
+ * Gaussian one binds it by c^2 or more (Xe53+, K = 30: from Z/c = 1.08 on), below -c^2, the line
+ * by which the no-collapse check counts the positronic states. */
+int dfr_zc_check(double c, const dfr_atom *a)
 {
-    double b = pow(4000.0 * Z * Z / 0.05, 1.0 / (K - 1));
-    return b < 1.2 ? 1.2 : b > 4.0 ? 4.0 : b;
+    if (a->Z < c) return SB_OK;
+    sb_error("dfratom_scf: --param c=%g is not above Z = %d of %s; accepted with the Dirac Hamiltonian: Z < c <= %g "
+             "(at Z >= c a point nucleus binds no 1s1/2, a Gaussian one binds it below -c^2)",
+             c, a->Z, a->symbol, dfr_range_c.hi);
+    return SB_EXIT_USAGE;
+}
+
+/* A ratio below 1.8 makes neighbouring functions so alike that the SCF's densities stall above
+ * their thresholds unless the s sequence also reaches far into the core: in K = 8 .. 29, beta 1.5
+ * and 1.6 did not converge where the largest exponent stayed below 7 Z^2 (Be K = 20: 111 bohr^-2,
+ * Ne K = 20), and converged from 43 Z^2 (Ne K = 29, Be K = 25), as every basis at 1.8 did. Below
+ * 1.5 even that fails (Be K = 30 at 1.465, reaching 199 Z^2). */
+#define DFR_NARROW_BETA 1.8
+#define DFR_NARROW_REACH 40.0
+static int reach_check(const dfr_wtbs *w, int Z, const char *file)
+{
+    const int last = w->start[0] + w->n[0] - 1;
+    const double top = dfr_wtbs_zeta(w, last), need = DFR_NARROW_REACH * Z * Z;
+    if (w->beta >= DFR_NARROW_BETA || top >= need) return SB_OK;
+    char from[224];
+    snprintf(from, sizeof from, file ? "basis=%s: \"beta\"" : "--param beta", file);
+    sb_error("dfratom_scf: %s = %g with s up to zeta_%d = %g bohr^-2 = %.3g Z^2; accepted below beta %g: s functions "
+             "reaching %g Z^2 = %g bohr^-2 (else the SCF stalls: raise beta, alpha or SIZE)",
+             from, w->beta, last, top, top / ((double)Z * Z), DFR_NARROW_BETA, DFR_NARROW_REACH, need);
+    return SB_EXIT_USAGE;
+}
+
+/* c, with the reason for its upper end where a value passes it */
+static int param_c(sb_params *p, double *c)
+{
+    const char *s = sb_param_string(p, "c");
+    char *end;
+    if (s && *s && strtod(s, &end) > dfr_range_c.hi && !*end) {
+        sb_error("dfratom_scf: --param c=%s is out of range; accepted: a number in [%g, %g] (past %g the Dirac SCF's "
+                 "round-off, about eps c^2, stalls its 1e-8 density threshold; hamiltonian=schrodinger is c -> "
+                 "infinity exactly)", s, dfr_range_c.lo, dfr_range_c.hi, dfr_range_c.hi);
+        return SB_EXIT_USAGE;
+    }
+    return sb_param_double(p, "c", 137.03599976, dfr_range_c.lo, dfr_range_c.hi, c);
+}
+
+/* Default ratio: the K exponents from alpha up to 4000 Z^2, about where the 1s of a Gaussian
+ * nucleus stops gaining (Xe, K=30, alpha 0.05: 1.94) */
+static double auto_beta(double alpha, int Z, int K)
+{
+    double b = pow(4000.0 * Z * Z / alpha, 1.0 / (K - 1));
+    return fmin(fmax(b, dfr_range_beta.lo), dfr_range_beta.hi);
 }
 
 /* basis=FILE (basis_file.c): the whole basis from a file job=bsize wrote */
@@ -43,7 +111,7 @@ static int parse_bsize(sb_params *p, dfr_case *d)
     long evals, groups, steps, local, warm, side;
     int rc;
     b->max = d->w.K;
-    if ((rc = sb_param_double(p, "bsize_tol", 5e-8, 1e-12, 1e-2, &b->tol)) ||
+    if ((rc = sb_param_double(p, "bsize_tol", 5e-8, dfr_range_bsize_tol.lo, dfr_range_bsize_tol.hi, &b->tol)) ||
         (rc = sb_param_long(p, "bsize_evals", 60, 10, 10000, &evals)) ||
         (rc = sb_param_long(p, "bsize_groups", 4, 1, 64, &groups)) ||
         (rc = sb_param_long(p, "bsize_steps", DFR_BSIZE_STEPS, 1, DFR_BSIZE_STEPS, &steps)) ||
@@ -101,8 +169,6 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
 {
     static const char *const jobs[] = {"scf", "fock", "bsopt", "batch", "bsize", NULL};
     static const char *const engines[] = {"batched", "sequential", NULL};
-    static const char *const hams[] = {"dirac", "schrodinger", NULL};
-    static const char *const nucs[] = {"point", "gauss", NULL};
     enum { EIG_LAPACK, EIG_CUSOLVER };
     static const char *const eigs[] = {"lapack", "cusolver", NULL};
     const char *sym = sb_param_string(p, "atom");
@@ -112,12 +178,14 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     int K = p->size ? p->size : 30;
     dfr_scf_opts *o = &d->o;
     dfr_wtbs *w = &d->w;
-    if ((rc = sb_param_long(p, "charge", 0, 0, 101, &charge))) return rc;
+    const int Z = dfr_atom_z(sym ? sym : "Xe");
+    if ((rc = sb_param_long(p, "charge", 0, 0, Z > 1 ? Z - 1 : 0, &charge))) return rc;
     if ((rc = dfr_atom_parse(sym ? sym : "Xe", (int)charge, &d->atom))) return rc;
     if ((rc = sb_param_choice(p, "job", jobs, DFR_JOB_SCF, &d->job))) return rc;
     if (d->job == DFR_JOB_BSIZE) { /* the start basis: bsize_max functions in every range */
         long mx;
-        if ((rc = sb_param_long(p, "bsize_max", 40, 2, DFR_MAXN, &mx))) return rc;
+        if ((rc = sb_param_long(p, "bsize_max", 40, (long)dfr_range_bsize_max.lo, (long)dfr_range_bsize_max.hi, &mx)))
+            return rc;
         K = (int)mx;
     }
     const char *file = sb_param_string(p, "basis");
@@ -134,19 +202,20 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
             return SB_EXIT_USAGE;
         }
     }
-    if ((rc = sb_param_choice(p, "hamiltonian", hams, DFR_DIRAC, &ham)) ||
-        (rc = sb_param_choice(p, "nucleus", nucs, DFR_NUC_GAUSS, &nuc)) ||
+    if ((rc = sb_param_double(p, "alpha", 0.05, dfr_range_alpha.lo, dfr_range_alpha.hi, &w->alpha))) return rc;
+    const double beta_auto = auto_beta(w->alpha, d->atom.Z, K);
+    if ((rc = sb_param_choice(p, "hamiltonian", dfr_ham_names, DFR_DIRAC, &ham)) ||
+        (rc = sb_param_choice(p, "nucleus", dfr_nucleus_names, DFR_NUC_GAUSS, &nuc)) ||
         (rc = sb_param_choice(p, "eigensolver", eigs, EIG_LAPACK, &eig)) ||
-        (rc = sb_param_double(p, "c", 137.03599976, 10.0, 1e5, &o->c)) ||
-        (rc = sb_param_double(p, "alpha", 0.05, 1e-6, 1e3, &w->alpha)) ||
-        (rc = sb_param_double(p, "beta", d->job == DFR_JOB_BSIZE ? fmax(1.8, auto_beta(d->atom.Z, K)) : auto_beta(d->atom.Z, K),
-                              1.2, 4.0, &w->beta)) ||
-        (rc = sb_param_double(p, "gamma", 0.0, -0.9, 100.0, &w->gamma)) ||
-        (rc = sb_param_double(p, "delta", 0.0, 0.0, 100.0, &w->delta)) ||
-        (rc = sb_param_long(p, "np", lround(0.8 * K), 1, DFR_MAXN, &np)) ||
-        (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, DFR_MAXN, &nd)) ||
-        (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, DFR_MAXN, &nf)) ||
-        (rc = sb_param_long(p, "maxit", 100, 1, 10000, &maxit)) ||
+        (rc = param_c(p, &o->c)) ||
+        (rc = sb_param_double(p, "beta", d->job == DFR_JOB_BSIZE ? fmax(1.8, beta_auto) : beta_auto, dfr_range_beta.lo,
+                              dfr_range_beta.hi, &w->beta)) ||
+        (rc = sb_param_double(p, "gamma", 0.0, dfr_range_gamma.lo, dfr_range_gamma.hi, &w->gamma)) ||
+        (rc = sb_param_double(p, "delta", 0.0, dfr_range_delta.lo, dfr_range_delta.hi, &w->delta)) ||
+        (rc = sb_param_long(p, "np", lround(0.8 * K), 1, K, &np)) ||
+        (rc = sb_param_long(p, "nd", lround(0.6 * K), 1, K, &nd)) ||
+        (rc = sb_param_long(p, "nf", lround(0.5 * K), 1, K, &nf)) ||
+        (rc = sb_param_long(p, "maxit", 100, DFR_MAXIT_MIN, 10000, &maxit)) ||
         (rc = sb_param_long(p, "diis", 8, 0, 10, &diis)) ||
         (rc = sb_param_double(p, "conv_e", 1e-10, 1e-14, 1e-4, &o->conv_e)) ||
         (rc = sb_param_long(p, "oracle", 2000, 0, 10000000, &oracle)) ||
@@ -173,8 +242,11 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
      * (kernel README) */
     d->eig_gpu = eig == EIG_CUSOLVER;
     const char *As = sb_param_string(p, "A");
-    if (As && strcmp(As, "table") && (rc = sb_param_long(p, "A", 0, 1, 300, &A))) return rc;
+    if (As && strcmp(As, "table") &&
+        (rc = sb_param_long(p, "A", 0, (long)dfr_range_A.lo, (long)dfr_range_A.hi, &A)))
+        return rc;
     o->ham = (dfr_hamiltonian)ham;
+    if (o->ham == DFR_DIRAC && (rc = dfr_zc_check(o->c, &d->atom))) return rc;
     o->nucleus = (dfr_nucleus)nuc;
     o->maxit = (int)maxit;
     o->diis = (int)diis;
@@ -214,6 +286,16 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     int ns = 0;
     for (int s = 0; s < DFR_NSYM; ++s)
         if (d->atom.nocc[s]) ns = s + 1;
+    if ((rc = reach_check(w, d->atom.Z, file))) return rc;
+    const int k = file ? 0 : dfr_wtbs_bad_k(w, dfr_l(dfr_kappa[ns - 1]));
+    if (k) { /* a file's sequence is checked where it is read (basis_file.c) */
+        char which[64];
+        dfr_wtbs_bad_what(w, k, which, sizeof which);
+        sb_error("dfratom_scf: --param alpha=%g beta=%g gamma=%g delta=%g give %s; accepted: parameters whose "
+                 "exponents are positive and increase with k (a falling one makes the basis linearly dependent)",
+                 w->alpha, w->beta, w->gamma, w->delta, which);
+        return SB_EXIT_USAGE;
+    }
     d->f = calloc((size_t)DFR_NSYM * DFR_MAXN, sizeof *d->f);
     if (!d->f) return SB_EXIT_RUNTIME;
     if ((rc = dfr_basis_build(w, ns, &d->y, d->f))) return rc;

@@ -4,6 +4,7 @@
 #define ERICASE_H
 
 #include "eri_brush/eri.h"
+#include "eri_brush/refdata.h"
 #include "sb.h"
 
 #define ERI_SCREEN_DEFAULT 1e-12
@@ -34,6 +35,7 @@ typedef struct {
     eri_batch b;
     const eri_ops *ops;
     char ref_path[2048];   /* libint2 reference file for this case, "" if none */
+    eri_ref ref;          /* its contents, read at setup (nbf 0: none) */
     double setup_seconds;
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
     eri_share share;      /* MPI: this rank's part of w (mpi_split.c); b.share points to it */

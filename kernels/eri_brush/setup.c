@@ -117,6 +117,8 @@ static int load_inputs(eri_case *ec)
         if (access(rel, R_OK) == 0)
             snprintf(ec->ref_path, sizeof ec->ref_path, "%s", rel);
     }
+    /* read now, not at validation: a file that cannot be used stops the run before it starts */
+    if (ec->ref_path[0]) return eri_ref_read(ec->ref_path, &ec->ref);
     return SB_OK;
 }
 
@@ -247,6 +249,7 @@ void eri_case_destroy(eri_case *ec)
     eri_pairs_free(&ec->ps);
     eri_basis_free(&ec->bas);
     eri_molecule_free(&ec->mol);
+    eri_ref_free(&ec->ref);
     free(ec->D), free(ec->M), free(ec->store);
     memset(ec, 0, sizeof *ec);
 }

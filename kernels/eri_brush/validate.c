@@ -147,13 +147,12 @@ static double max_abs(const double *x, size_t n)
 
 static void check_libint2(eri_case *ec, const eri_ops *ops, sb_validation *v, int *rc)
 {
-    eri_ref r;
-    if ((*rc = eri_ref_read(ec->ref_path, &r))) return;
+    const eri_ref r = ec->ref;
     const eri_basis *bs = &ec->bas;
     sb_check_add(v, "libint2 basis functions", bs->nbf, r.nbf, 0, SB_TOL_ABS, "functions", SRC_LIBINT2);
     sb_check_add(v, "libint2 shells", bs->nshell, r.nshell, 0, SB_TOL_ABS, "shells", SRC_LIBINT2);
-    if (r.nbf != bs->nbf || r.nshell != bs->nshell || r.pure != ec->cfg.pure) goto done;
-    if (r.nblock && (*rc = check_blocks(ec, ops, &r, v))) goto done;
+    if (r.nbf != bs->nbf || r.nshell != bs->nshell || r.pure != ec->cfg.pure) return;
+    if (r.nblock && (*rc = check_blocks(ec, ops, &r, v))) return;
     int same_set = r.screen == ec->cfg.screen;
     if (same_set) {
         /* a quartet whose Schwarz product rounds across the threshold may fall either side */
@@ -164,7 +163,7 @@ static void check_libint2(eri_case *ec, const eri_ops *ops, sb_validation *v, in
     const eri_ops *sops = store_ops(ops, &ec->w, &tag);
     if (same_set && r.has_sums && ec->w.neris <= (sops == ops ? 1e8 : 1e7)) {
         double *st = ec->store;
-        if (!st && (*rc = eri_store_run(ec, sops, &ec->w, &st))) goto done;
+        if (!st && (*rc = eri_store_run(ec, sops, &ec->w, &st))) return;
         double s = 0, s2 = 0;
         for (long i = 0; i < ec->w.store_off[ec->w.nq]; i++) s += st[i], s2 += st[i] * st[i];
         if (st != ec->store) free(st);
@@ -190,8 +189,6 @@ static void check_libint2(eri_case *ec, const eri_ops *ops, sb_validation *v, in
             sb_check_add(v, name, dj / max_abs(ec->M, n * n), 0, 1e-10, SB_TOL_ABS, "1", SRC_LIBINT2);
         }
     }
-done:
-    eri_ref_free(&r);
 }
 
 /* (ss|ss) of one unit-normalised s primitive on one centre is 2 sqrt(alpha/pi). */
@@ -348,7 +345,7 @@ int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters 
     (void)cs;
     int rc = SB_OK;
     const eri_ops *ops = ec->ops;
-    if (ec->ref_path[0]) check_libint2(ec, ops, v, &rc);
+    if (ec->ref.nbf) check_libint2(ec, ops, v, &rc);
     if (!rc) check_analytic(ec, ops, v, &rc);
     if (!rc) check_symmetry(ec, v, &rc);
     if (!rc && be != SB_BACKEND_REFERENCE) check_oracle(ec, ops, v, &rc);

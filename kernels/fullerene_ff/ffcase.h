@@ -15,6 +15,7 @@ typedef struct {
     int N;
     long M;                  /* isomers asked for (ignored when all or from a file) */
     int all;                 /* isomers=all: the whole isomer space */
+    long oeis;               /* isomers=all: the isomer count it is validated by, read at setup */
     const char *spiral_file; /* NULL: generate */
     ff_opts opts;
     long oracle;             /* isomers re-run on the scalar reference for the oracle check */
@@ -80,7 +81,7 @@ typedef struct {
     int finite;                 /* every coordinate finite */
 } ff_geom_stats;
 void ff_geometry_stats(int N, const ff_atom *g, const double *X, ff_geom_stats *s);
-/* OEIS A007894 (number of fullerene isomers C_N) from data/A007894.txt (sb_data_path); -1 when
- * unknown or the file is missing (an error line then names where it was looked for). */
-long ff_oeis_count(int N);
+/* OEIS A007894 (number of fullerene isomers C_N) from data/A007894.txt (sb_data_path): SB_OK, or
+ * one error line (the file missing or unreadable, or N not in it) and SB_EXIT_USAGE. */
+int ff_oeis_count(int N, long *count);
 #endif

@@ -7,12 +7,15 @@
 #include "sb_mpi.h"
 
 static const sb_param_spec ff_params[] = {
-    {"isomers", "10000", "'all' (the whole isomer space of C_N) or M: a reproducible sample of min(M, all) distinct isomers"},
+    {"isomers", "10000", "'all' (the whole isomer space of C_N, N <= 120: the sizes whose isomer count validates it) or "
+                         "M: a reproducible sample of min(M, all) distinct isomers, 1..10000000"},
     {"spirals", "", "file of isomers: one line per isomer, 12 1-based pentagon positions of its face spiral"},
     {"gtol", "1e-5", "convergence: RMS force-field gradient, FFU/Angstrom"},
-    {"maxit", "50*N", "conjugate-gradient iteration cap per isomer (not converged isomers are flagged)"},
+    {"maxit", "50*N", "conjugate-gradient iteration cap per isomer, 10*N .. 1e8 (below, isomers stop unconverged: C60 "
+                     "needs about 90)"},
     {"oracle", "16", "isomers re-optimised by the scalar reference for the oracle check (0: none)"},
-    {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers"},
+    {"fill", "0", "repeat the isomers (whole copies) until the batch holds >= fill: fills a GPU when C_N has few isomers "
+                  "(0 .. 1e6: a GPU is full long before)"},
     {"pipeline", "0", "C > 0: time generation too, overlapped with the backend, which takes the isomers in chunks of C"},
     {"mpi_chunk", "0", "under mpirun: isomers a rank takes from the shared queue at a time (0: M / (4 ranks))"},
     {NULL, NULL, NULL}};

@@ -26,6 +26,7 @@
  * 1.401 A; 1e-6 costs 15 % more evaluations (C60 isomers: 172 instead of 149 on average). */
 #define FF_GTOL_DEFAULT 1e-5
 #define FF_MAXIT_PER_ATOM 50
+#define FF_MAXIT_MIN_PER_ATOM 10 /* the smallest maxit accepted, per atom (setup.c says why) */
 
 
 #include "fullerene_ff/ff_physics.h" /* FF_HD */

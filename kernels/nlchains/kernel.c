@@ -16,15 +16,20 @@ typedef struct {
 static const sb_param_spec nlc_params[] = {
     {"model", "fput", "fput | toda | dnkg | dnls (Hamiltonians in kernels/nlchains/physics.h)"},
     {"copies", "8192", "C, independent chains in the ensemble (1..16777216)"},
-    {"alpha", "0.25", "fput: cubic coupling; toda: exponential steepness (!= 0)"},
-    {"beta", "0.1", "fput: quartic coupling; dnkg: on-site quartic (0.1); dnls: nonlinearity (default 1)"},
-    {"m", "1.0", "dnkg: on-site linear mass term m >= 0"},
-    {"dt", "0.1", "time step of the 6th-order composition, units of 1/omega (harmonic coupling 1)"},
+    {"alpha", "0.25", "fput: cubic coupling, -0.8 .. 0.8; toda: exponential steepness, -1 .. 1, != 0 (beyond, at the "
+                      "default energy, the energy check fails: README)"},
+    {"beta", "0.1", "fput: quartic coupling, 0 .. 3; dnkg: on-site quartic (0.1), 0 .. 5; dnls: nonlinearity (default 1), "
+                    "-4 .. 8 (below 0 fput's and dnkg's potentials are unbounded below)"},
+    {"m", "1.0", "dnkg: on-site linear mass term, 0 .. (0.25/dt)^2 - 4 (2.25 at dt = 0.1): dt sqrt(4 + m) <= 0.25"},
+    {"dt", "0.1", "time step of the 6th-order composition, units of 1/omega (harmonic coupling 1): 1e-9 .. 0.18 (fput, "
+                  "toda: 2 dt <= 0.36), 0.11 (dnkg), 0.3 (dnls); beyond, a chain with its energy in the fastest "
+                  "modes fails the energy check"},
     {"steps", "100", "full 6th-order steps per repetition"},
     {"batch", "100", "collect mode energies and entropies every K steps (0: never)"},
     {"entropy_limit", "0", "stop stepping once the information entropy falls below this (0: off)"},
     {"collect", "async", "async: a collection overlaps the next steps (cuda; not with dump or entropy_limit) | sync"},
-    {"energy", "0.1", "initial harmonic energy per site (norm per site for dnls), spread over `modes`"},
+    {"energy", "0.1", "initial harmonic energy per site (norm per site for dnls), spread over `modes`, 1e-12 .. 2 "
+                      "(fput, toda), 4 (dnkg), 0.7 (dnls; beyond, the energy check fails: README)"},
     {"modes", "1:N/32", "k0:k1, band of normal modes that holds the initial energy (random phases)"},
     {"init_file", "", "initial state: binary C x N x (q,p) native doubles, chain-major (16 C N bytes)"},
     {"dump", "", "prefix: writes <prefix>-<step> (state), <prefix>-linenergies-<step>, <prefix>-entropy"},

@@ -14,6 +14,9 @@
 #include "sb_omp.h"
 
 #define NLC_TAG_INIT 0x4e4c4330u /* "NLC0": Philox counter word 3 of the initial phases */
+/* The largest dt omega_max accepted (nlc_parse says why): fput and toda, dnkg */
+#define NLC_DT_OMEGA 0.36
+#define NLC_DT_OMEGA_DNKG 0.25
 
 nlc_coefs nlc_make_coefs(double h, double ks)
 {
@@ -58,24 +61,40 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
     memset(cfg, 0, sizeof *cfg);
     cfg->N = p->size;
     cfg->seed = p->seed;
+    /* dt, energy and the couplings stop where this run's energy check (|H - H0| <= 1e-6 |H0|)
+     * still passes with the other parameters at their defaults, with a margin, both for the
+     * default ensemble (N = 1024, 8192 chains, 100 steps of dt = 0.1, energy 0.1 per site) and
+     * for one chain of N = 8, whose energy reaches the fastest modes at once (the harder case for
+     * the step, README); beyond, the 6th-order step no longer resolves the motion, or the chain
+     * leaves the well of an unbounded potential. First failures, ensemble / one chain: dt 0.45 /
+     * 0.21 (fput, toda), 0.63 / 0.23 (dnkg), 1.24 / past 0.3 (dnls); energy 3.2, 2.7, 6.7, 1.07
+     * (fput, toda, dnkg, dnls; none on one chain below the ends); fput alpha 0.97, beta 4.0 and
+     * -0.067 (V unbounded below); toda alpha 1.31; dnkg beta 6.7 and -0.18, m 75 / 19; dnls beta
+     * 10.7 and -5.4 (beta |psi|^2, the on-site phase rate, limits dnls). The step's own limit is
+     * dt omega_max, omega_max = 2 for the harmonic coupling (fput, toda) and sqrt(4 + m) for dnkg:
+     * one chain fails from 0.42 (fput, toda) and, its error oscillating with m, from 0.33 (dnkg,
+     * m = 7 at dt = 0.1), so dt omega_max stays <= 0.36 (fput, toda; one chain's worst 3.5e-7 of
+     * H) and 0.25 (dnkg; worst 3.6e-7 over dt = 0.02 .. 0.11). */
     if ((rc = sb_param_choice(p, "model", models, NLC_FPUT, &cfg->model)) ||
         (rc = sb_param_long(p, "copies", 8192, 1, 1L << 24, &cfg->copies)) ||
-        (rc = sb_param_double(p, "dt", 0.1, 1e-9, 10.0, &cfg->dt)) ||
+        (rc = sb_param_double(p, "dt", 0.1, 1e-9, cfg->model == NLC_DNLS ? 0.3 : cfg->model == NLC_DNKG ? 0.11
+                                                                              : NLC_DT_OMEGA / 2.0, &cfg->dt)) ||
         (rc = sb_param_long(p, "steps", 100, 1, 1000000000L, &cfg->steps_per_rep)) ||
         (rc = sb_param_long(p, "batch", 100, 0, 1000000000L, &cfg->batch)) ||
         (rc = sb_param_double(p, "entropy_limit", 0.0, 0.0, 1e6, &cfg->entropy_limit)) ||
-        (rc = sb_param_choice(p, "collect", collects, 0, &cfg->collect_sync)) ||
-        (rc = sb_param_double(p, "energy", 0.1, 1e-12, 1e3, &init->energy)))
+        (rc = sb_param_choice(p, "collect", collects, 0, &cfg->collect_sync)))
         return rc;
+    static const double energy_max[] = {[NLC_FPUT] = 2.0, [NLC_TODA] = 2.0, [NLC_DNKG] = 4.0, [NLC_DNLS] = 0.7};
+    if ((rc = sb_param_double(p, "energy", 0.1, 1e-12, energy_max[cfg->model], &init->energy))) return rc;
     /* only the parameters of the chosen model are read: any other is reported unused */
     switch (cfg->model) {
     case NLC_FPUT:
-        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha)) ||
-            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+        if ((rc = sb_param_double(p, "alpha", 0.25, -0.8, 0.8, &cfg->alpha)) ||
+            (rc = sb_param_double(p, "beta", 0.1, 0.0, 3.0, &cfg->beta)))
             return rc;
         break;
     case NLC_TODA:
-        if ((rc = sb_param_double(p, "alpha", 0.25, -1e3, 1e3, &cfg->alpha))) return rc;
+        if ((rc = sb_param_double(p, "alpha", 0.25, -1.0, 1.0, &cfg->alpha))) return rc;
         if (cfg->alpha == 0.0) {
             sb_error("nlchains: --param alpha=0 for toda: the Toda potential needs alpha != 0 "
                      "(alpha -> 0 is the harmonic chain: use model=fput alpha=0 beta=0)");
@@ -83,12 +102,13 @@ int nlc_parse(sb_params *p, nlc_config *cfg, nlc_init_spec *init)
         }
         break;
     case NLC_DNKG:
-        if ((rc = sb_param_double(p, "m", 1.0, 0.0, 1e6, &cfg->m)) ||
-            (rc = sb_param_double(p, "beta", 0.1, -1e3, 1e3, &cfg->beta)))
+        if ((rc = sb_param_double(p, "m", 1.0, 0.0, fmin(1e6, (NLC_DT_OMEGA_DNKG * NLC_DT_OMEGA_DNKG / (cfg->dt * cfg->dt) - 4.0) * (1.0 + 1e-12)),
+                                  &cfg->m)) ||
+            (rc = sb_param_double(p, "beta", 0.1, 0.0, 5.0, &cfg->beta)))
             return rc;
         break;
     default:
-        if ((rc = sb_param_double(p, "beta", 1.0, -1e3, 1e3, &cfg->beta))) return rc;
+        if ((rc = sb_param_double(p, "beta", 1.0, -4.0, 8.0, &cfg->beta))) return rc;
     }
     cfg->init_file = sb_param_string(p, "init_file");
     cfg->dump = sb_param_string(p, "dump");
