@@ -6,8 +6,8 @@
 #   3. every case of the case list (the result files directly in FROM: its headline and scan
 #      cases, read back with `scibench table`), each under the same file name in OUT, with the
 #      same repetitions; a headline cuda case (tools/headline_cases.txt) with --profile. Skipped,
-#      and listed: cuda cases without a GPU here, MPI cases (tools/device_mpi.sh, make MPI=1),
-#      cases whose parameters name a file (the dfr_bsize workflows: tools/dfr_bsize_bench.sh);
+#      and listed: cuda cases without a GPU here, MPI cases (make scaling-mpi, make MPI=1),
+#      cases whose parameters name a file (the dfr_bsize workflows: tools/dev/dfr_bsize_bench.sh);
 #   4. make report; then the files in OUT that another commit wrote are listed.
 # Usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--repo DIR]
 #   --dry-run    print the commands, run nothing (the tree is checked all the same)
@@ -68,11 +68,11 @@ for r in sr.table(sb, sr.result_files(src)):
     if r["size"] is None:
         why = "not a scibench case"
     elif r["ranks"] > 1:
-        why = f"MPI case on {r['ranks']} ranks: tools/device_mpi.sh (make MPI=1)"
+        why = f"MPI case on {r['ranks']} ranks: make scaling-mpi (make MPI=1)"
     elif r["backend"] == "cuda" and not gpu:
         why = "cuda: no GPU here"
     elif any("/" in kv.split("=", 1)[1] for kv in params):
-        why = "its parameters name a file (a workflow of its own, e.g. tools/dfr_bsize_bench.sh)"
+        why = "its parameters name a file (a workflow of its own, e.g. tools/dev/dfr_bsize_bench.sh)"
     threads = int(r["threads"]) if r.get("threads") else ""
     reps = int(r["repetitions"]) if r.get("repetitions") else 5
     profile = "--profile" if name in heads and r["backend"] == "cuda" else ""
