@@ -286,30 +286,39 @@ static int opt_round(bz_opt *p, int m)
     return rc;
 }
 
-/* NEWUOA for each of c[0 .. n) (this rank's share) in lockstep from parameters x0; every round's
- * points in one batch per padding group. On return c[i].e (NAN: no SCF converged), c[i].w with
- * the best parameters, evals. nested: the candidates are sizes of one range end, ascending, and
- * one that passes is stopped once a smaller one has passed: it can no longer be chosen (passing
- * is for good, the best value only falls), so the step's choice is the same as without. */
-static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested, int G, const dfr_wtbs *ug)
+/* NEWUOA for each of c[0 .. n) (this rank's share: candidate k is the step's me + k * ranks of
+ * ntot) in lockstep from parameters x0; every round's points in one batch per padding group. On
+ * return c[i].e (NAN: no SCF converged), c[i].w with the best parameters, evals. nested: the
+ * candidates are sizes of one range end, ascending, and one that passes is stopped once a smaller
+ * one has passed: it can no longer be chosen (passing is for good, the best value only falls), so
+ * the step's choice is the same as without. The ranks go round by round together and share which
+ * candidates pass, so every candidate stops in the round it would on one rank: the SCFs, and the
+ * rounds, are those of one rank. */
+static int optimise(bz_run *z, cand *c, int n, int ntot, const double *x0, int nested, int G, const dfr_wtbs *ug)
 {
     dfr_bsize_result *r = z->r;
     const double tol = z->d->bz.tol;
-    if (n <= 0) return SB_OK;
-    bz_opt p;
+    const int ranks = sb_mpi_size(), me = sb_mpi_rank();
+    if (ntot <= 0 || (ranks == 1 && n <= 0)) return SB_OK;
+    bz_opt p = {0};
     dfr_lockstep *ls = NULL;
-    int rc = opt_init(&p, z, c, n, G, ug);
-    double *x = malloc(sizeof(double) * NX * n);
-    if (!x) rc = SB_EXIT_RUNTIME;
+    int rc = n > 0 ? opt_init(&p, z, c, n, G, ug) : SB_OK;
+    double *x = malloc(sizeof(double) * NX * (n > 0 ? n : 1));
+    double *passed = calloc((size_t)ntot, sizeof *passed); /* by the step's index, summed over ranks */
+    if (!x || !passed) rc = SB_EXIT_RUNTIME;
     for (int i = 0; i < n && !rc; ++i) memcpy(x + NX * i, x0, sizeof(double) * NX), memcpy(c[i].xbest, x0, sizeof c[i].xbest);
     const double step[NX] = {0.2, 0.15, 0.1, 0.3}; /* ln alpha, ln(beta - 1), gamma, delta */
     /* No energy criterion: NLopt's NEWUOA stops at the first accepted step that gains less than
      * ftol_abs, however early, and a step along delta while gamma is near 0 gains nothing (the start
      * basis of Ne stopped after 14 SCFs at 1e-10 Eh). The trust region ends at 1e-3 of the steps. */
     dfr_lockstep_opts lo = {z->d->bz.evals, 0.0, 1e-3};
-    if (!rc) rc = dfr_lockstep_start(n, NX, x, step, &lo, &ls);
-    for (int m; !rc && (m = dfr_lockstep_points(ls, p.idx, p.X)) > 0;) {
-        rc = opt_round(&p, m);
+    if (!rc && n > 0) rc = dfr_lockstep_start(n, NX, x, step, &lo, &ls);
+    for (;;) {
+        int m = !rc && n > 0 ? dfr_lockstep_points(ls, p.idx, p.X) : 0;
+        /* 2: a rank failed, every rank stops; 1: some rank has points; 0: every rank is done */
+        const int state = ranks > 1 ? sb_mpi_max_int(rc ? 2 : m > 0) : (rc ? 2 : m > 0);
+        if (state != 1) break;
+        if (m > 0) rc = opt_round(&p, m);
         for (int k = 0; k < m && !rc; ++k) {
             cand *ck = &c[p.idx[k]];
             if (!isfinite(p.F[k])) { /* no SCF, or one that failed: steer NEWUOA away without a NaN */
@@ -320,14 +329,22 @@ static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested, int
                 memcpy(ck->xbest, p.X + NX * k, sizeof ck->xbest);
             }
         }
-        for (int i = 0, smaller_passed = 0; nested && i < n && !rc; ++i) {
-            const int pass = isfinite(c[i].best) && rel_err(z, c[i].best) <= tol;
-            if (pass && smaller_passed && !c[i].stopped) dfr_lockstep_stop(ls, i), c[i].stopped = 1;
-            smaller_passed |= pass;
+        if (nested) {
+            memset(passed, 0, sizeof *passed * (size_t)ntot);
+            for (int i = 0; i < n && !rc; ++i)
+                passed[me + (long)i * ranks] = isfinite(c[i].best) && rel_err(z, c[i].best) <= tol;
+            if (ranks > 1) sb_mpi_sum(passed, ntot);
+            for (int j = 0, k = 0, smaller_passed = 0; j < ntot && !rc; ++j) {
+                if (j % ranks == me) { /* this rank's candidate k */
+                    if (passed[j] > 0 && smaller_passed && !c[k].stopped) dfr_lockstep_stop(ls, k), c[k].stopped = 1;
+                    k++;
+                }
+                smaller_passed |= passed[j] > 0;
+            }
         }
         r->rounds++;
         sb_progress("dfratom_scf bsize: round %d, %d candidates, %d SCFs so far", r->rounds, m, r->scfs);
-        if (!rc) dfr_lockstep_values(ls, m, p.idx, p.F);
+        if (!rc && m > 0) dfr_lockstep_values(ls, m, p.idx, p.F);
     }
     for (int i = 0; i < n && !rc; ++i) {
         double xi[NX], f;
@@ -336,8 +353,8 @@ static int optimise(bz_run *z, cand *c, int n, const double *x0, int nested, int
         c[i].e = c[i].best;
     }
     dfr_lockstep_free(ls);
-    opt_free(&p);
-    free(x);
+    if (n > 0) opt_free(&p);
+    free(x), free(passed);
     return rc;
 }
 
@@ -366,7 +383,7 @@ static int optimise_all(bz_run *z, cand *c, int n, const double *x0, int nested)
     for (int i = me; i < n; i += ranks) my[mine++] = c[i];
     const int scfs0 = z->r->scfs, fail0 = z->r->failed_scfs;
     const double items0 = z->r->items;
-    int rc = optimise(z, my, mine, x0, nested, groups, ug);
+    int rc = optimise(z, my, mine, n, x0, nested, groups, ug);
     free(ug);
     for (int k = 0, i = me; k < mine; ++k, i += ranks) {
         double *b = buf + (size_t)i * (NX + 3);
