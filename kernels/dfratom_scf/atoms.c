@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dfratom_scf/dfr.h"
+#include "dfratom_scf/dfrcase.h"
 
 const int dfr_kappa[DFR_NSYM] = {-1, 1, -2, 2, -3, 3, -4};
 
@@ -92,4 +92,19 @@ int dfr_atom_parse(const char *symbol, int charge, dfr_atom *a)
         return SB_EXIT_USAGE;
     }
     return SB_OK;
+}
+
+/* Numerical Hartree-Fock limit energies, Eh (data/REFERENCES.md) */
+static const struct {
+    const char *sym;
+    double e;
+} hf_limit[] = {{"He", -2.86167999561}, {"Be", -14.5730231683}, {"Ne", -128.54709811},
+                {"Ar", -526.81751280},  {"Kr", -2752.0549773},  {"Xe", -7232.1383639}};
+
+double dfr_hf_limit(const dfr_case *d)
+{
+    if (d->o.ham != DFR_SCHRODINGER || d->o.nucleus != DFR_NUC_POINT || d->atom.charge != 0) return NAN;
+    for (size_t i = 0; i < sizeof hf_limit / sizeof *hf_limit; ++i)
+        if (!strcmp(hf_limit[i].sym, d->atom.symbol)) return hf_limit[i].e;
+    return NAN;
 }

@@ -92,7 +92,7 @@ static int gpu_eigensolves(chunk *k)
             k->eidx[n++] = c;
         }
         if (!n) return SB_OK;
-        int rc = dfr_batch_cuda_eig(k->gpu, dim, n, k->eF[s], k->eL, k->eW[s]);
+        int rc = k->d->ops->batch_eig(k->gpu, dim, n, k->eF[s], k->eL, k->eW[s]);
         if (rc) return rc;
         for (int i = 0; i < n; ++i)
             dfr_scf_eig_given(k->st[k->eidx[i]], s, k->eW[s] + (size_t)i * dim, k->eF[s] + (size_t)i * dim * dim);
@@ -108,7 +108,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
     const dfr_case *d = k->d;
     const dfr_tshape *t = k->t;
     const dfr_sym *ys = k->y;
-    const int B = k->B, nf = ys->nf, gpu = d->backend == SB_BACKEND_CUDA;
+    const int B = k->B, nf = ys->nf, gpu = d->ops->batch_create != NULL;
     double t0 = sb_clock_seconds();
 #pragma omp parallel for schedule(dynamic, 1) if (k->par) num_threads(k->nthr)
     for (int c = 0; c < B; ++c) {
@@ -122,7 +122,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
     double t1 = sb_clock_seconds();
     int rc = SB_OK;
     if (!d->atom.one_electron) {
-        if (gpu) rc = dfr_batch_cuda_tensors(k->gpu, k->f, B, &a->tabulated);
+        if (gpu) rc = d->ops->batch_tensors(k->gpu, k->f, B, &a->tabulated);
         else a->tabulated += dfr_tensor_host(t, ys, k->f, B, k->T, k->par);
     }
     a->t_host += t1 - t0;
@@ -153,7 +153,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
 #pragma omp single
         {
             ts[1] = sb_clock_seconds();
-            if (gpu && !d->atom.one_electron) rc = dfr_batch_cuda_contract(k->gpu, B, k->x, k->yv);
+            if (gpu && !d->atom.one_electron) rc = d->ops->batch_contract(k->gpu, B, k->x, k->yv);
         }
         if (rc) break;
         if (!gpu && !d->atom.one_electron) {
@@ -194,7 +194,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
 /* Host buffers (and on cuda the device state) of a lane of up to B candidates */
 static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, const dfr_sym *y, const dfr_wtbs *u, int B)
 {
-    const int gpu = d->backend == SB_BACKEND_CUDA;
+    const int gpu = d->ops->batch_create != NULL;
     k->d = d, k->t = t, k->y = y, k->u = u, k->Bmax = k->B = B, k->par = d->backend != SB_BACKEND_REFERENCE;
     k->f = calloc((size_t)B * y->nf, sizeof *k->f);
     k->st = calloc(B, sizeof *k->st);
@@ -220,12 +220,12 @@ static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, const d
                  "batch_mem)", B, 8e-9 * B * t->per);
         return SB_EXIT_RUNTIME;
     }
-    return gpu ? dfr_batch_cuda_create(t, y, B, &k->gpu) : SB_OK;
+    return gpu ? d->ops->batch_create(t, y, B, &k->gpu) : SB_OK;
 }
 
 static void chunk_free(chunk *k)
 {
-    dfr_batch_cuda_destroy(k->gpu);
+    if (k->gpu) k->d->ops->batch_destroy(k->gpu);
     free(k->f), free(k->st), free(k->live), free(k->rc), free(k->G), free(k->x), free(k->yv), free(k->T);
     for (int s = 0; s < DFR_NSYM; ++s) free(k->eF[s]), free(k->eW[s]);
     free(k->eL), free(k->eidx);
@@ -268,7 +268,7 @@ int dfr_batcher_create(dfr_case *d, const dfr_wtbs *u, int nmax, double gib, dfr
     if (!rc) rc = dfr_gbuild_init(&b->g, &b->y, b->f0, d->o.ham == DFR_DIRAC);
     if (!rc) rc = dfr_tshape_init(&b->t, &b->g, d->o.ham == DFR_DIRAC);
     if (rc) return rc;
-    const int B = b->B = batch_fit(gib, &b->t, nmax), gpu = d->backend == SB_BACKEND_CUDA;
+    const int B = b->B = batch_fit(gib, &b->t, nmax), gpu = d->ops->batch_create != NULL;
     b->lanes = gpu && d->batch_lanes == 2 && B > 1 ? 2 : 1;
     const int Bl = (B + b->lanes - 1) / b->lanes;
     for (int l = 0; l < b->lanes && !rc; ++l) rc = chunk_alloc(&b->k[l], d, &b->t, &b->y, &b->u, Bl), b->k[l].lane = l;

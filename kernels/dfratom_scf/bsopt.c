@@ -15,26 +15,6 @@ typedef struct {
     double best;
 } bs_state;
 
-/* (alpha, beta) from the optimiser's unconstrained variables */
-static void bs_params(const double *x, double *alpha, double *beta)
-{
-    *alpha = exp(x[0]);
-    *beta = 1.0 + exp(x[1]);
-}
-
-double dfr_candidate_energy(dfr_case *d, const dfr_wtbs *w, dfr_result *r, dfr_warm *warm)
-{
-    memset(r, 0, sizeof *r);
-    dfr_gbuild g;
-    int ns = d->y.ns, rc;
-    if (dfr_basis_build(w, ns, &d->y, d->f) || dfr_builder_init(d, &g)) return NAN;
-    const double *Dw0 = warm && warm->valid ? warm->Dw : NULL;
-    rc = dfr_scf_from(&d->atom, &d->y, d->f, &d->o, &g, Dw0, r, 0, warm ? warm->Dw : NULL);
-    dfr_builder_free(d, &g);
-    if (warm) warm->valid = !rc && r->converged;
-    return rc || !r->converged ? NAN : r->energy;
-}
-
 /* One SCF in basis (alpha, beta); the energy, or NAN when it cannot be done */
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r)
 {
@@ -49,7 +29,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     (void)n, (void)grad;
     bs_state *s = data;
     double alpha, beta;
-    bs_params(x, &alpha, &beta);
+    dfr_bsopt_params(x, &alpha, &beta);
     dfr_result r;
     double e = dfr_bsopt_energy(s->d, alpha, beta, &r);
     s->evals++;
@@ -63,31 +43,6 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     return e;
 }
 
-/* Start j of a multi-start optimisation, as offsets of (ln alpha, ln(beta - 1)) from the
- * case's basis: j = 0 is the case's basis itself; j >= 1 a Halton point (bases 2 and 3) in
- * [-0.5, 0.5] x [-0.3, 0.3], so the starts do not depend on how many there are. */
-static void bs_start_x(const dfr_case *d, int j, double *x)
-{
-    double da = 0.0, db = 0.0;
-    if (j > 0) {
-        double f = 1.0, h2 = 0.0, h3 = 0.0;
-        for (int i = j; i > 0; i /= 2) f *= 0.5, h2 += f * (i % 2);
-        f = 1.0;
-        for (int i = j; i > 0; i /= 3) f /= 3.0, h3 += f * (i % 3);
-        da = h2 - 0.5;
-        db = 0.6 * (h3 - 0.5);
-    }
-    x[0] = log(d->w.alpha) + da;
-    x[1] = log(d->w.beta - 1.0) + db;
-}
-
-void dfr_bsopt_start(const dfr_case *d, int j, double *alpha, double *beta)
-{
-    double x[2];
-    bs_start_x(d, j, x);
-    bs_params(x, alpha, beta);
-}
-
 enum { BS_E, BS_ALPHA, BS_BETA, BS_EVALS, BS_FAILS, BS_BUILDS, BS_NFIELD };
 
 /* NEWUOA from start j; out[] as the enum above (E = NAN when NLopt failed) */
@@ -96,7 +51,7 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
     bs_state s = {d, 0, 0, e0};
     int builds0 = d->bs.fock_builds;
     double x[2], step[2] = {0.2, 0.05}, f = NAN;
-    bs_start_x(d, j, x);
+    dfr_bsopt_start_x(d, j, x);
     nlopt_opt opt = nlopt_create(NLOPT_LN_NEWUOA, 2);
     nlopt_result res = NLOPT_FAILURE;
     if (opt) {
@@ -110,7 +65,7 @@ static void bs_newuoa(dfr_case *d, int j, double e0, double *out)
     }
     if (res < 0) sb_error("dfratom_scf: bsopt: NLopt NEWUOA failed from start %d (code %d)", j, (int)res);
     out[BS_E] = res < 0 ? NAN : f;
-    bs_params(x, &out[BS_ALPHA], &out[BS_BETA]);
+    dfr_bsopt_params(x, &out[BS_ALPHA], &out[BS_BETA]);
     out[BS_EVALS] = s.evals, out[BS_FAILS] = s.failures;
     out[BS_BUILDS] = d->bs.fock_builds - builds0;
 }

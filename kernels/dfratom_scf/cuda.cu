@@ -474,3 +474,8 @@ extern "C" void dfr_batch_cuda_destroy(void *priv)
     cudaFree(b->y);
     free(b);
 }
+
+extern "C" const dfr_ops dfr_ops_cuda = {dfr_g_cuda_init,        dfr_g_cuda_free,         dfr_g_cuda_launches,
+                                         dfr_eig_cuda_create,    dfr_eig_cuda,            dfr_eig_cuda_destroy,
+                                         dfr_batch_cuda_create,  dfr_batch_cuda_tensors,  dfr_batch_cuda_contract,
+                                         dfr_batch_cuda_eig,     dfr_batch_cuda_destroy,  dfr_batch_cuda_launches};

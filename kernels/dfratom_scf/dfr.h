@@ -241,29 +241,47 @@ int dfr_tensor_host(const dfr_tshape *t, const dfr_sym *y, const dfr_fun *f, int
 void dfr_contract_host(const dfr_tshape *t, int B, const double *T, const double *x, double *yv, int parallel);
 /* One candidate's products: y = (T_d x_d | T_x x_x) */
 void dfr_contract_one(const dfr_tshape *t, const double *Tc, const double *xc, double *yc);
-/* The same on the GPU: tensors stay in device memory between the calls */
-int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
-int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated);
-int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
-/* n generalised eigenproblems of dimension d at once: F (n x d x d, in: Fock, out: vectors
- * C with C^T M C = 1), L (lower Cholesky factors of M), w (n x d, ascending) */
-int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w);
-void dfr_batch_cuda_destroy(void *priv);
-/* The occupancy report of the tensor kernel for a pass over `total` entries, and of the table
- * kernel for `etotal` table entries */
-int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max);
+/* What a backend provides the SCF engines (reference.c, openmp_simd.c, cuda.cu). The host
+ * backends leave the GPU's entries NULL: the batched engine's tensors and the eigen-solves then
+ * stay on the host. */
+typedef struct dfr_ops {
+    int (*g_init)(dfr_gbuild *g); /* sets g->build (and g->priv) */
+    void (*g_free)(dfr_gbuild *g);
+    int (*g_launches)(dfr_gbuild *g, sb_launch *l, int max); /* the occupancy report; NULL: none */
+    /* eigen-solves (a dfr_eig_fn): a handle and buffers for the largest symmetry block of y
+     * (dimension 2N Dirac, N Schrodinger) */
+    int (*eig_create)(const dfr_sym *y, int dirac, void **priv);
+    dfr_eig_fn eig;
+    void (*eig_destroy)(void *priv);
+    /* the batched engine: tensors stay in device memory between the calls */
+    int (*batch_create)(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
+    int (*batch_tensors)(void *priv, const dfr_fun *f, int B, int *tabulated);
+    int (*batch_contract)(void *priv, int B, const double *x, double *yv);
+    /* n generalised eigenproblems of dimension d at once: F (n x d x d, in: Fock, out: vectors
+     * C with C^T M C = 1), L (lower Cholesky factors of M), w (n x d, ascending) */
+    int (*batch_eig)(void *priv, int d, int n, double *F, const double *L, double *w);
+    void (*batch_destroy)(void *priv);
+    /* the occupancy report of the tensor kernel for a pass over `total` entries, and of the
+     * table kernel for `etotal` table entries */
+    int (*batch_launches)(long total, long etotal, sb_launch *l, int max);
+} dfr_ops;
+extern const dfr_ops dfr_ops_reference, dfr_ops_openmp_simd, dfr_ops_cuda;
 
-/* ---- backends: G builders ---- */
+/* The G builders of the host backends, and the entries of dfr_ops_cuda (also for the tests) */
 int dfr_g_reference(dfr_gbuild *g, const double *D, double *G);
 int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G);
-int dfr_g_cuda_init(dfr_gbuild *g);   /* sets g->build and g->priv */
+int dfr_g_cuda_init(dfr_gbuild *g);
 void dfr_g_cuda_free(dfr_gbuild *g);
 int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max);
-/* cuSOLVER eigen-solves (a dfr_eig_fn): a handle and device buffers for the largest symmetry
- * block of y (dimension 2N Dirac, N Schrodinger), its workspace queried once */
 int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv);
 int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info);
 void dfr_eig_cuda_destroy(void *priv);
+int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv);
+int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated);
+int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv);
+int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w);
+void dfr_batch_cuda_destroy(void *priv);
+int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max);
 
 #ifdef __cplusplus
 }

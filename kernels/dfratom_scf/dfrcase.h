@@ -91,8 +91,9 @@ typedef struct {
     dfr_counts cnt;
     int job, oracle;
     sb_backend backend;
+    const dfr_ops *ops; /* the backend's Fock build, eigen-solves and batched tensors */
     int eig_gpu;       /* eigen-solves with cuSOLVER (cuda backend) instead of LAPACKE */
-    void *eig;         /* its state (dfr_eig_cuda_create), shared by the case's builders */
+    void *eig;         /* its state (ops->eig_create), shared by the case's builders */
     double *D0, *G0;   /* job=fock: the input density and the output */
     double *Dfinal;    /* job=scf: the converged weighted density */
     dfr_bsopt_result bs;
@@ -111,7 +112,7 @@ typedef struct {
     int basis_file;       /* the basis came from basis=FILE */
 } dfr_case;
 
-/* The case's backend Fock builder for its current basis (kernel.c) */
+/* The direct SCF engine (engine.c): the case's backend Fock builder for its current basis */
 int dfr_builder_init(dfr_case *d, dfr_gbuild *g);
 void dfr_builder_free(dfr_case *d, dfr_gbuild *g);
 int dfr_bsopt(dfr_case *d);
@@ -127,8 +128,11 @@ typedef struct {
 double dfr_candidate_energy(dfr_case *d, const dfr_wtbs *w, dfr_result *r, dfr_warm *warm);
 double dfr_bsopt_energy(dfr_case *d, double alpha, double beta, dfr_result *r);
 /* Start j's basis parameters: the case's basis for j = 0, else Halton offsets of (ln alpha,
- * ln(beta - 1)) around it (bsopt.c); also candidate j of a batch */
+ * ln(beta - 1)) around it (starts.c); also candidate j of a batch. _x: as the optimiser's
+ * variables x = (ln alpha, ln(beta - 1)), which dfr_bsopt_params turns back. */
 void dfr_bsopt_start(const dfr_case *d, int j, double *alpha, double *beta);
+void dfr_bsopt_start_x(const dfr_case *d, int j, double *x);
+void dfr_bsopt_params(const double *x, double *alpha, double *beta);
 /* Candidates j0 .. j0+n-1 of a batch with engine DFR_ENGINE_*; o from dfr_batch_out_alloc(batch) */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
 int dfr_batch_out_alloc(dfr_batch_out *o, int n);
@@ -169,7 +173,7 @@ void dfr_lockstep_free(dfr_lockstep *ls);
 
 /* job=bsize (bsize.c, bsize_io.c) */
 int dfr_bsize(dfr_case *d);
-/* The numerical HF limit of the case's atom, Eh (NAN: none tabulated, or not the NR point-nucleus
+/* The numerical HF limit of the case's atom (atoms.c), Eh (NAN: none tabulated, or not the NR point-nucleus
  * neutral atom it is a limit of) */
 double dfr_hf_limit(const dfr_case *d);
 /* The exact Dirac 1s1/2 energy of a one-electron ion, point nucleus, shifted by -c^2 (Eh) */

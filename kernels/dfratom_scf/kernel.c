@@ -9,60 +9,6 @@
 #include "sb_mpi.h"
 #include "sb_omp.h"
 
-#ifndef SB_HAVE_CUDA
-int dfr_g_cuda_init(dfr_gbuild *g)
-{
-    (void)g;
-    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
-    return SB_EXIT_USAGE;
-}
-void dfr_g_cuda_free(dfr_gbuild *g) { (void)g; }
-int dfr_eig_cuda_create(const dfr_sym *y, int dirac, void **priv)
-{
-    (void)y, (void)dirac, (void)priv;
-    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
-    return SB_EXIT_USAGE;
-}
-int dfr_eig_cuda(void *priv, int n, double *A, double *B, double *w, int *info)
-{
-    (void)priv, (void)n, (void)A, (void)B, (void)w, (void)info;
-    return SB_EXIT_RUNTIME;
-}
-void dfr_eig_cuda_destroy(void *priv) { (void)priv; }
-int dfr_batch_cuda_create(const dfr_tshape *t, const dfr_sym *y, int Bmax, void **priv)
-{
-    (void)t, (void)y, (void)Bmax, (void)priv;
-    sb_error("dfratom_scf: built without CUDA (CUDA=0)");
-    return SB_EXIT_USAGE;
-}
-int dfr_batch_cuda_tensors(void *priv, const dfr_fun *f, int B, int *tabulated)
-{
-    (void)priv, (void)f, (void)B, (void)tabulated;
-    return SB_EXIT_RUNTIME;
-}
-int dfr_batch_cuda_contract(void *priv, int B, const double *x, double *yv)
-{
-    (void)priv, (void)B, (void)x, (void)yv;
-    return SB_EXIT_RUNTIME;
-}
-int dfr_batch_cuda_eig(void *priv, int d, int n, double *F, const double *L, double *w)
-{
-    (void)priv, (void)d, (void)n, (void)F, (void)L, (void)w;
-    return SB_EXIT_RUNTIME;
-}
-void dfr_batch_cuda_destroy(void *priv) { (void)priv; }
-int dfr_batch_cuda_launches(long total, long etotal, sb_launch *l, int max)
-{
-    (void)total, (void)etotal, (void)l, (void)max;
-    return 0;
-}
-int dfr_g_cuda_launches(dfr_gbuild *g, sb_launch *l, int max)
-{
-    (void)g, (void)l, (void)max;
-    return 0;
-}
-#endif
-
 static const sb_param_spec dfr_params[] = {
     {"atom", "Xe", "element symbol; with charge, a closed-shell configuration or one electron"},
     {"charge", "0", "ionic charge (Z - electrons), 0 .. Z-1: a closed-shell configuration or one electron"},
@@ -134,6 +80,16 @@ static int dfr_setup(sb_case *c)
     if (!d) return SB_EXIT_RUNTIME;
     c->state = d;
     d->backend = c->backend;
+    switch (c->backend) {
+    case SB_BACKEND_REFERENCE: d->ops = &dfr_ops_reference; break;
+    case SB_BACKEND_OPENMP_SIMD: d->ops = &dfr_ops_openmp_simd; break;
+    default:
+#ifdef SB_HAVE_CUDA
+        d->ops = &dfr_ops_cuda;
+#endif
+        break;
+    }
+    if (!d->ops) return SB_EXIT_USAGE; /* has_backend keeps the harness from asking */
     int rc = dfr_case_parse(c->params, d);
     if (rc) return rc;
     dfr_count(&d->y, d->f, d->o.ham == DFR_DIRAC, &d->cnt);
@@ -143,46 +99,24 @@ static int dfr_setup(sb_case *c)
     return SB_OK;
 }
 
-int dfr_builder_init(dfr_case *d, dfr_gbuild *g)
-{
-    int rc = dfr_gbuild_init(g, &d->y, d->f, d->o.ham == DFR_DIRAC);
-    if (rc) return rc;
-    switch (d->backend) {
-    case SB_BACKEND_REFERENCE: g->build = dfr_g_reference; return SB_OK;
-    case SB_BACKEND_OPENMP_SIMD: g->build = dfr_g_openmp; return SB_OK;
-    default:
-        if (d->eig) {
-            g->eig = dfr_eig_cuda;
-            g->eig_priv = d->eig;
-        }
-        return dfr_g_cuda_init(g);
-    }
-}
-
-void dfr_builder_free(dfr_case *d, dfr_gbuild *g)
-{
-    if (d->backend == SB_BACKEND_CUDA) dfr_g_cuda_free(g);
-    dfr_gbuild_free(g);
-}
-
 static int dfr_prepare(sb_case *c)
 {
     dfr_case *d = c->state;
     int rc;
-    if (d->eig_gpu && (rc = dfr_eig_cuda_create(&d->y, d->o.ham == DFR_DIRAC, &d->eig))) return rc;
+    if (d->eig_gpu && (rc = d->ops->eig_create(&d->y, d->o.ham == DFR_DIRAC, &d->eig))) return rc;
     if ((rc = dfr_builder_init(d, &d->g))) return rc;
-    if (c->backend == SB_BACKEND_CUDA && (d->job == DFR_JOB_BATCH || d->job == DFR_JOB_BSIZE) &&
+    if (d->ops->batch_launches && (d->job == DFR_JOB_BATCH || d->job == DFR_JOB_BSIZE) &&
         d->engine == DFR_ENGINE_BATCHED) {
         /* the batched engine never launches the direct build: report its tensor pass (one chunk) */
         dfr_tshape t;
         if ((rc = dfr_tshape_init(&t, &d->g, d->o.ham == DFR_DIRAC))) return rc;
         const int B = dfr_batch_chunk(d, &t, d->batch);
-        int n = dfr_batch_cuda_launches(B * t.per, dfr_etab_group(t.tab, B) * t.tab->per, c->launch, SB_MAX_LAUNCH);
+        int n = d->ops->batch_launches(B * t.per, dfr_etab_group(t.tab, B) * t.tab->per, c->launch, SB_MAX_LAUNCH);
         dfr_tshape_free(&t);
         if (n < 0) return SB_EXIT_RUNTIME;
         c->nlaunch = n;
-    } else if (c->backend == SB_BACKEND_CUDA) {
-        int n = dfr_g_cuda_launches(&d->g, c->launch, SB_MAX_LAUNCH);
+    } else if (d->ops->g_launches) {
+        int n = d->ops->g_launches(&d->g, c->launch, SB_MAX_LAUNCH);
         if (n < 0) return SB_EXIT_RUNTIME;
         c->nlaunch = n;
     }
@@ -374,8 +308,8 @@ static void dfr_teardown(sb_case *c)
 {
     dfr_case *d = c->state;
     if (!d) return;
-    dfr_builder_free(d, &d->g);
-    dfr_eig_cuda_destroy(d->eig);
+    if (d->ops) dfr_builder_free(d, &d->g);
+    if (d->eig) d->ops->eig_destroy(d->eig);
     free(d->f);
     free(d->D0);
     free(d->G0);

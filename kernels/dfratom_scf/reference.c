@@ -54,13 +54,16 @@ int dfr_g_reference(dfr_gbuild *g, const double *D, double *G)
     return SB_OK;
 }
 
-int dfr_g_openmp(dfr_gbuild *g, const double *D, double *G)
+static int ref_init(dfr_gbuild *g)
 {
-    /* each element's sum runs in the reference's order: bit-identical to it */
-#pragma omp parallel for schedule(dynamic, 4)
-    for (int o = 0; o < g->nout; ++o) *dfr_g_slot(g->sym, G, g->out[o]) = dfr_g_element(g->sym, g->fun, D, g->out[o]);
+    g->build = dfr_g_reference;
     return SB_OK;
 }
+
+static void ref_free(dfr_gbuild *g) { (void)g; }
+
+/* one element after another on one core; everything else on the host */
+const dfr_ops dfr_ops_reference = {.g_init = ref_init, .g_free = ref_free};
 
 /* Integral calls per G build, from dfr_g_term's structure (every density element nonzero) */
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c)

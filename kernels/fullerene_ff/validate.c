@@ -17,36 +17,6 @@
  * where a relative difference would measure rounding noise, not disagreement. */
 #define SRC_FF "Fullerene program force field (Wirz et al. 2016): R_ph 1.458, R_hh 1.401 A"
 
-int ff_oeis_count(int N, long *count)
-{
-    char path[4096];
-    if (sb_data_path("fullerene_ff", "A007894.txt", path, sizeof path)) return SB_EXIT_USAGE;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        sb_error("fullerene_ff: cannot read %s (OEIS A007894, the isomer counts isomers=all is validated by)", path);
-        return SB_EXIT_USAGE;
-    }
-    char line[256];
-    long found = -1, last = 0;
-    while (found < 0 && fgets(line, sizeof line, f)) {
-        long n, a;
-        if (line[0] == '#') continue;
-        if (sscanf(line, "%ld %ld", &n, &a) == 2) {
-            if (n == N) found = a;
-            last = n > last ? n : last;
-        }
-    }
-    fclose(f);
-    if (found < 0) {
-        sb_error("fullerene_ff: isomers=all at size %d has no isomer count to be validated by in %s (OEIS A007894 "
-                 "and the Fullerene program, N <= %ld); accepted with isomers=all: N <= %ld, or isomers=M",
-                 N, path, last, last);
-        return SB_EXIT_USAGE;
-    }
-    *count = found;
-    return SB_OK;
-}
-
 static double dist(const double *X, int a, int b)
 {
     double dx = X[3 * a] - X[3 * b], dy = X[3 * a + 1] - X[3 * b + 1], dz = X[3 * a + 2] - X[3 * b + 2];
