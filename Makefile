@@ -23,11 +23,11 @@ CUDA_ARCH ?= 90
 # which the kernels' bit-reproducibility across backends relies on.
 CFLAGS   ?= -O3 -march=$(ARCH) -g
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -ffp-contract=off -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror -MMD -MP \
-            -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
+            -Icore -Iharness -Iruntime/cuda -Iruntime/openmp_simd -Ikernels -I$(BUILD)/gen
 NVFLAGS  ?= -O3 -lineinfo
 NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
             -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -MMD -MP \
-            -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -I$(BUILD)/gen
+            -Icore -Iharness -Iruntime/cuda -Iruntime/openmp_simd -Ikernels -I$(BUILD)/gen
 # LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
 # NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
 # PAPI (CPU counters for --profile) static too, with its libpfm4.
@@ -39,13 +39,13 @@ endif
 
 # NCCL (GPU-to-GPU halos and reductions under MPI): its header where it is installed, found
 # without a flag: NCCL_HOME, the CUDA toolkit, or the nvidia-nccl-cu13 wheel of python3. The
-# library is loaded at run time (backends/cuda/sb_cuda_comm.cu), so that the binary also runs
+# library is loaded at run time (runtime/cuda/sb_cuda_comm.cu), so that the binary also runs
 # where it is missing, host-staged; the directory found here is its first guess after NCCL_HOME.
 NCCL_WHEEL := $(shell python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
 NCCL_ROOT ?= $(patsubst %/include/nccl.h,%,$(firstword $(wildcard $(NCCL_HOME)/include/nccl.h \
                $(CUDA_HOME)/include/nccl.h $(NCCL_WHEEL)/include/nccl.h)))
 NCCL_LIBDIR := $(patsubst %/libnccl.so.2,%,$(firstword $(wildcard $(NCCL_ROOT)/lib/libnccl.so.2 $(NCCL_ROOT)/lib64/libnccl.so.2)))
-$(BUILD)/obj/backends/cuda/sb_cuda_comm.o: NVFLAGS += $(if $(NCCL_ROOT),-DSB_HAVE_NCCL=1 -I$(NCCL_ROOT)/include \
+$(BUILD)/obj/runtime/cuda/sb_cuda_comm.o: NVFLAGS += $(if $(NCCL_ROOT),-DSB_HAVE_NCCL=1 -I$(NCCL_ROOT)/include \
                                               -DSB_NCCL_LIBDIR='"$(NCCL_LIBDIR)"')
 
 # MPI=1: core/mpi.c is built with MPI (its object named apart) and everything links with
@@ -55,9 +55,9 @@ MPICC    ?= mpicc
 LINK     := $(if $(filter 1,$(MPI)),$(MPICC),$(CC))
 MPI_OBJ  := $(BUILD)/obj/core/mpi$(if $(filter 1,$(MPI)),-mpi).o
 
-C_SRC    := $(filter-out core/mpi.c,$(wildcard core/*.c harness/*.c backends/openmp_simd/*.c kernels/*/*.c))
-CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard backends/cuda/*.cu kernels/*/*.cu))
-C_SRC    += $(if $(filter 1,$(CUDA)),,backends/cuda/cuda_stub.c)
+C_SRC    := $(filter-out core/mpi.c,$(wildcard core/*.c harness/*.c runtime/openmp_simd/*.c kernels/*/*.c))
+CU_SRC   := $(if $(filter 1,$(CUDA)),$(wildcard runtime/cuda/*.cu kernels/*/*.cu))
+C_SRC    += $(if $(filter 1,$(CUDA)),,runtime/cuda/cuda_stub.c)
 OBJ      := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o) $(MPI_OBJ)
 # eri_brush's generated class code in translation units by range of L = la+lb+lc+ld and path
 # (hgp: HGP and the family code; md; jeng: the CUDA J engine's kernels of that L; the CPU's J
@@ -255,7 +255,12 @@ test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO) eri-libint2
 	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
 	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
 	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; \
-	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; exit $$fail
+	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; \
+	 python3 tools/check_layers.py || fail=1; exit $$fail
+# The one-way rule (docs/DESIGN.md: layers): every #include against docs/layers.json.
+check-layers:
+	@python3 tools/check_layers.py --verbose
+.PHONY: check-layers
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
 	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
@@ -291,7 +296,7 @@ FUZZ_S     ?= 60
 FUZZERS    := xyz g94 spiral nlc_init result_json cli_param
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -MMD -MP \
-               -Icore -Iharness -Ibackends/cuda -Ibackends/openmp_simd -Ikernels -Itests/fuzz
+               -Icore -Iharness -Iruntime/cuda -Iruntime/openmp_simd -Ikernels -Itests/fuzz
 fuzz_src_xyz         := kernels/eri_brush/input.c core/datapath.c
 fuzz_src_g94         := kernels/eri_brush/input.c kernels/eri_brush/basis.c core/datapath.c
 fuzz_src_spiral      := kernels/fullerene_ff/spiral_io.c kernels/fullerene_ff/spiral.c

@@ -50,7 +50,7 @@ static int parse_value(options *o, const char *name, const char *val)
     return SB_EXIT_USAGE;
 }
 
-static int parse(int argc, char **argv, options *o)
+static int parse_args(int argc, char **argv, options *o)
 {
     int npath = 0;
     *o = (options){.threshold = 0.10};
@@ -90,7 +90,7 @@ static int parse(int argc, char **argv, options *o)
 int sb_compare_check_args(int argc, char **argv)
 {
     options o;
-    return parse(argc, argv, &o);
+    return parse_args(argc, argv, &o);
 }
 
 /* ---- analysis ----------------------------------------------------------- */
@@ -720,7 +720,7 @@ int sb_compare_main(int argc, char **argv, FILE *out)
     options o;
     sb_rset set[2];
     memset(set, 0, sizeof set);
-    int rc = parse(argc, argv, &o);
+    int rc = parse_args(argc, argv, &o);
     for (int side = 0; side < 2 && !rc; side++) rc = sb_rset_load(o.path[side], 1, &set[side]);
     line *ls = rc ? NULL : calloc((size_t)(set[0].n + set[1].n) + 1, sizeof *ls);
     if (!rc && !ls) rc = SB_EXIT_RUNTIME;

@@ -3,7 +3,7 @@
  * GPU: Nsight Compute's CLI (ncu) profiles a child process that runs the same case,
  * its counters confined to one repetition by cudaProfilerStart/Stop; the harness
  * parses ncu's raw CSV (profile_ncu.c). CPU: PAPI counters around one extra
- * repetition in this process (backends/openmp_simd/omp_counters.c). */
+ * repetition in this process (runtime/openmp_simd/omp_counters.c). */
 #ifndef SB_PROFILE_H
 #define SB_PROFILE_H
 

@@ -1,4 +1,4 @@
-/* CUDA backend (backends/cuda). Without a GPU every test is skipped with the
+/* CUDA backend (runtime/cuda). Without a GPU every test is skipped with the
  * reason, unless SB_REQUIRE_GPU is set (make test-gpu): then they fail. */
 #include <setjmp.h>
 #include <stdarg.h>

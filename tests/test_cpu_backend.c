@@ -1,4 +1,4 @@
-/* CPU backend (backends/openmp_simd): info, aligned memory, clock, probes. */
+/* CPU backend (runtime/openmp_simd): info, aligned memory, clock, probes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
