@@ -73,10 +73,12 @@ OBJ      := $(patsubst $(BUILD)/gen/%,$(BUILD)/obj/gen/%.o,$(basename $(ERI_UNIT
 MAIN_OBJ := $(BUILD)/obj/harness/main.o
 LIB      := $(BUILD)/libscibench.a
 
-TEST_SRC := $(wildcard tests/test_*.c)
-GPU_SRC  := $(wildcard tests/gpu_*.c)
-TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-GPUTESTS := $(GPU_SRC:tests/%.c=$(BUILD)/tests/%)
+# tests/<core|harness|runtime|kernels/<k>>/: test_<subject>[_<part>].c (CPU) and gpu_<subject>.c;
+# their binaries side by side in $(BUILD)/tests/, by file name
+TEST_SRC := $(sort $(wildcard tests/*/test_*.c tests/kernels/*/test_*.c))
+GPU_SRC  := $(sort $(wildcard tests/*/gpu_*.c tests/kernels/*/gpu_*.c))
+TESTS    := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC)))
+GPUTESTS := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(GPU_SRC)))
 
 .PHONY: vecreport all tests run validate test test-gpu clean help info FORCE
 all: $(BUILD)/scibench
@@ -149,7 +151,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.cu $(FLAGS_STAMP)
 # order-only: generated before they compile; which header each one includes its .d file tells
 # (the generator rewrites only changed files, so an object rebuilds only for its own headers)
 $(filter $(BUILD)/obj/kernels/eri_brush/% $(BUILD)/obj/gen/eri_brush/%,$(OBJ)): | $(ERI_GEN)
-$(BUILD)/obj/tests/test_eri%.o $(BUILD)/obj/tests/gpu_eri%.o: | $(ERI_GEN)
+$(BUILD)/obj/tests/test_eri_brush%.o $(BUILD)/obj/tests/gpu_eri_brush%.o: | $(ERI_GEN)
 
 # dfratom_scf: PySCF's Dirac-Hartree-Fock energies (tools/dfr_pyscf.py's committed output) as a C table.
 DFR_DHF  := $(BUILD)/gen/dfratom_scf/pyscf_dhf.h
@@ -191,27 +193,30 @@ $(BUILD)/obj/harness/version.o: CFLAGS += \
 $(BUILD)/obj/kernels/lattice_mc/cuda.o $(BUILD)/obj/kernels/lattice_mc/cuda_fused.o: NVFLAGS += -fmad=false
 
 # A test's object apart from its link: a changed library relinks the tests, and recompiles
-# none (test_eri_gen compiles every generated class).
-$(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -c $< -o $@
+# none (test_eri_brush_gen compiles every generated class).
+define test_object
+$(BUILD)/obj/tests/$(basename $(notdir $(1))).o: $(1) $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Itests -c $$< -o $$@
+endef
+$(foreach s,$(TEST_SRC) $(GPU_SRC),$(eval $(call test_object,$(s))))
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(LINK) $(CFLAGS) -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 # kept: as intermediate files of the chain above make would delete them after the link
 .SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/%.o,$(TESTS) $(GPUTESTS))
 
-# MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh). Every
+# MPI: the CPU backend of every kernel on 1 and 2 ranks must agree (tests/mpi/mpi_test.sh). Every
 # object but core/mpi is the same with MPI=1, so the test links an MPI binary beside the
 # serial one from the same objects.
 $(BUILD)/scibench-mpi: $(filter-out $(BUILD)/obj/core/mpi.o,$(OBJ)) $(BUILD)/obj/core/mpi-mpi.o
 	$(MPICC) $(CFLAGS) -o $@ $(sort $^) $(LDLIBS)
 test-mpi: $(BUILD)/scibench-mpi
-	SB=$(BUILD)/scibench-mpi bash tests/mpi_test.sh
-# On a host with RANKS GPUs: the cuda backends over NCCL and host-staged (tests/mpi_gpu_test.sh).
+	SB=$(BUILD)/scibench-mpi bash tests/mpi/mpi_test.sh
+# On a host with RANKS GPUs: the cuda backends over NCCL and host-staged (tests/mpi/mpi_gpu_test.sh).
 RANKS ?= 2
 test-mpi-gpu: $(BUILD)/scibench-mpi
-	SB=$(BUILD)/scibench-mpi RANKS=$(RANKS) bash tests/mpi_gpu_test.sh
+	SB=$(BUILD)/scibench-mpi RANKS=$(RANKS) bash tests/mpi/mpi_gpu_test.sh
 # Every kernel on 1, 2, 4, ... GPUs of this host into results/<machine>-mpi/ (tools/scaling_mpi.sh).
 scaling-mpi: $(BUILD)/scibench-mpi
 	SB=$(BUILD)/scibench-mpi bash tools/scaling_mpi.sh
@@ -239,10 +244,10 @@ install: $(BUILD)/scibench
 	  install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/scibench/$${f%%/data/*}/$${f#*/data/}" || exit 1; done
 .PHONY: install
 
-# cli_test.sh's shim that holds the JSON writer at its rename (tests/json_stall.c); never
+# cli_test.sh's shim that holds the JSON writer at its rename (tests/harness/json_stall.c); never
 # sanitized: it is preloaded into the binary under test.
 STALL_SO := $(BUILD)/tests/json_stall.so
-$(STALL_SO): tests/json_stall.c
+$(STALL_SO): tests/harness/json_stall.c
 	@mkdir -p $(@D)
 	gcc -O1 -shared -fPIC -Wall -Wextra -Werror -o $@ $< -ldl
 
@@ -252,10 +257,10 @@ tests: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO)
 # CPU tests; GPU tests are built and run too, and skip with a message without a GPU.
 test: $(BUILD)/scibench $(TESTS) $(GPUTESTS) $(STALL_SO) eri-libint2
 	@fail=0; for t in $(TESTS) $(GPUTESTS); do echo "== $$t"; $$t || fail=1; done; \
-	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; \
-	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install_test.sh || fail=1; \
-	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/eri_libint2_test.sh || fail=1; \
-	 SB=$(BUILD)/scibench bash tests/readme_tables_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench bash tests/harness/cli_test.sh || fail=1; \
+	 MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/harness/install_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench ERI_LIBINT2=$(BUILD)/tools/eri_libint2 bash tests/kernels/eri_brush/eri_libint2_test.sh || fail=1; \
+	 SB=$(BUILD)/scibench bash tests/harness/readme_tables_test.sh || fail=1; \
 	 python3 tools/check_layers.py || fail=1; exit $$fail
 # The one-way rule (docs/DESIGN.md: layers): every #include against docs/layers.json.
 check-layers:
@@ -268,10 +273,12 @@ test-gpu: $(BUILD)/scibench $(GPUTESTS)
 # ==== sanitizers and fuzzing (tests/README.md, tests/fuzz/README.md) ==========
 # make test SANITIZE=1: every test above under ASan + UBSan (build-san/). CI runs the subset
 # SAN_CI_TESTS and the CLI tests (make test-san-ci); left to the full run: test_lattice_mc
-# (minutes under ASan), test_dfr_bsize (2 min), test_eri_openmp and test_eri_gen (the generated eri classes).
-SAN_CI_TESTS := test_compare test_table test_profile test_json test_params test_stats test_validation test_hwinfo test_cpu_backend \
-                test_nlchains test_fullerene_spiral test_fullerene_ff test_eri_input test_eri_boys test_eri_reference \
-                test_eri_families test_dfr_integrals test_dfratom_scf test_lmc_wavefront
+# (minutes under ASan), test_dfratom_scf_bsize (2 min), test_eri_brush_openmp and test_eri_brush_gen (the
+# generated eri classes).
+SAN_CI_TESTS := test_compare test_table test_profile test_json test_params test_stats test_validation test_hwinfo \
+                test_openmp_simd_runtime test_nlchains test_fullerene_ff_spiral test_fullerene_ff test_eri_brush_input \
+                test_eri_brush_boys test_eri_brush_reference test_eri_brush_families test_dfratom_scf_integrals \
+                test_dfratom_scf test_lattice_mc_wavefront
 ifeq ($(SANITIZE),1)
 # Under ASan the generated eri_brush classes (their units, the J engine, the families) compile
 # 5-10x faster at -O0 than at -O1 and run slower, in tests the CI subset leaves out. -w: at -O0
@@ -286,7 +293,7 @@ test-san-ci:
 	$(MAKE) SANITIZE=1 san-ci-run
 san-ci-run: $(BUILD)/scibench $(SAN_CI_TESTS:%=$(BUILD)/tests/%) $(STALL_SO)
 	@fail=0; for t in $(SAN_CI_TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; $$t || fail=1; done; \
-	 SB=$(BUILD)/scibench bash tests/cli_test.sh || fail=1; exit $$fail
+	 SB=$(BUILD)/scibench bash tests/harness/cli_test.sh || fail=1; exit $$fail
 
 # libFuzzer targets (clang): each links its parser's own objects and tests/fuzz/fuzz_stubs.c.
 # make fuzz FUZZ_S=60: the regression inputs, then each target FUZZ_S seconds from its corpus.
@@ -344,7 +351,7 @@ help:
 	@echo "make fuzz FUZZ_S=60   each libFuzzer target (tests/fuzz/) FUZZ_S seconds, after its regression inputs"
 	@echo "make test-sanitize-gpu   compute-sanitizer's four tools over the GPU tests and each kernel (GPU machine)"
 	@echo "make MPI=1     build with Open MPI (mpicc): mpirun -n R $(BUILD)/scibench run ... splits the work"
-	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi_test.sh)"
+	@echo "make test-mpi  MPI build in $(BUILD)-mpi; every kernel on 1 and 2 ranks must agree (tests/mpi/mpi_test.sh)"
 	@echo "make install PREFIX=/usr/local   bin/scibench and the kernels' data in share/scibench/ (found from any directory)"
 	@echo "make info      hardware report with measured peaks"
 	@echo "make vecreport KERNEL=k [AVX512=1]   the compiler's vectorisation report for k's CPU loops"
@@ -406,6 +413,6 @@ ci-regression: $(SB)
 ci-baseline: $(SB)
 	@bash tools/ci_regression.sh --update
 
-# test_eri_gen compiles every generated class (both paths) only to compare them, and runs
+# test_eri_brush_gen compiles every generated class (both paths) only to compare them, and runs
 # them in well under a second: -O0 (7 s of compile time; -O1 took over 4 min, -O3 more).
-$(BUILD)/obj/tests/test_eri_gen.o: CFLAGS += -O0
+$(BUILD)/obj/tests/test_eri_brush_gen.o: CFLAGS += -O0

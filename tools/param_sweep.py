@@ -62,7 +62,7 @@ CONTEXTS = {
     ("nlchains", "entropy_limit"): [["collect=sync"]],
     ("fullerene_ff", "fill"): [["isomers=4"]],
     ("eri_brush", "screen"): [[], ["mode=store"]],
-    ("dfratom_scf", "c"): [["atom=He"], ["atom=Be"]],  # Z < c: Ne from 10.5 (tests/test_dfratom_scf.c)
+    ("dfratom_scf", "c"): [["atom=He"], ["atom=Be"]],  # Z < c: Ne from 10.5 (tests/kernels/dfratom_scf/test_dfratom_scf.c)
     ("dfratom_scf", "charge"): [["atom=Ne"]],
     ("dfratom_scf", "beta"): [["size=25"]],  # below 1.8 the s functions must reach 40 Z^2: Be from K = 25
     ("dfratom_scf", "np"): [["atom=Ne"]],

@@ -61,7 +61,7 @@ size_t eri_boys_table_len(void);
 const double *eri_boys_dev_table(void); /* ERI_BOYS_DEV_LEN doubles, built once with the host table */
 
 /* The GPU's evaluation, tab = the sub-table of m = mmax. Compiled for the device (eri_boys
- * below) and for the host, where tests/test_eri_boys.c checks it against __float128 without
+ * below) and for the host, where tests/kernels/eri_brush/test_eri_brush_boys.c checks it against __float128 without
  * a GPU. Differs from the host eri_boys in rounding only:
  * - the grid index comes from adding 1.5 * 2^52 (the sum's low bits are rint(16 T)), not
  *   from F2I/I2F conversions, which run at a quarter of the FP64 rate;

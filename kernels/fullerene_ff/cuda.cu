@@ -21,7 +21,7 @@
  * every thread reads from shared memory in one fixed order, so they are bitwise equal
  * in every thread and the control flow around __syncthreads stays uniform.
  *
- * Agreement with the oracle (H100, tests/gpu_fullerene_ff.c): graphs, Tutte layouts and
+ * Agreement with the oracle (H100, tests/kernels/fullerene_ff/gpu_fullerene_ff.c): graphs, Tutte layouts and
  * start geometries bit for bit; optimised energies within ~1e-11, and on 10^4 C200
  * isomers 91 % take exactly the oracle's number of evaluations, all within 10 % (the
  * block sums add in another order; one isomer of the 10^4 ends in another local minimum).

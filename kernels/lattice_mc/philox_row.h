@@ -13,7 +13,7 @@
  * first (second) word in site order: the pairing of lmc_site_words costs no shuffles.
  * The constants and the round structure are Random123's (its macros are used), and
  * the output is bit-identical to philox4x32() - checked for every word by
- * tests/test_lattice_mc.c and, through the oracle validation, on every run. Without
+ * tests/kernels/lattice_mc/test_lattice_mc.c and, through the oracle validation, on every run. Without
  * AVX2 it falls back to lmc_random itself. */
 #ifndef LATTICE_MC_PHILOX_ROW_H
 #define LATTICE_MC_PHILOX_ROW_H

@@ -21,7 +21,7 @@
  * that orders every conflicting pair as the tick-by-tick sweep does; tick 0 waits for
  * nothing (the previous sweep is the previous launch). Every dependency has an earlier
  * ticket, so blocks that wait only wait for blocks already running: no deadlock whatever
- * the number of resident blocks. tests/test_lattice_mc.c checks all of this item by item
+ * the number of resident blocks. tests/kernels/lattice_mc/test_lattice_mc.c checks all of this item by item
  * against the read and write sets of the tick-by-tick sweep. */
 #ifndef LATTICE_MC_WAVEFRONT_H
 #define LATTICE_MC_WAVEFRONT_H

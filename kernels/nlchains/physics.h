@@ -71,7 +71,7 @@ NLC_HD double nlc_fput_bond_energy(double r, double alpha, double beta)
  * to degree 3 carries the powers of 2 alpha in its coefficients (truncation y^4/24 <=
  * 3.4e-17); e^x = s + s em with s = 2^m 2^(j/2048) from exp2_table.h. Error: about an ulp
  * of e^x, absolute, for every x: the table's half ulp, the final rounding and the
- * perturbation of x (tests/test_nlchains.c). The expm1 form had the same absolute error
+ * perturbation of x (tests/kernels/nlchains/test_nlchains.c). The expm1 form had the same absolute error
  * once a table entry entered (|x| > ln2/256); it kept relative accuracy only below that,
  * which costs one FP64 add a bond and matters only for chains whose bonds all stay
  * under 0.003 in x.

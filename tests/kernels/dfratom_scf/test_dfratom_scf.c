@@ -34,7 +34,7 @@
 
 #include <math.h>
 
-#include "dfr_util.h"
+#include "dfratom_scf_util.h"
 #include "dfratom_scf/dfr_math.h" /* dfr_tensor_entry: the direct evaluation */
 #include "dfratom_scf/dfrcase.h"
 #include "test_util.h"

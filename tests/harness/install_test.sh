@@ -2,7 +2,7 @@
 # `make install` end to end: the installed binary, run from / (no source tree in reach),
 # finds its data beside itself, also after the installed tree is moved; SB_DATA overrides
 # it, and a wrong SB_DATA is an error (exit 2), never a fallback.
-# Usage: BUILD=build bash tests/install_test.sh   (run from the repository root; make test does)
+# Usage: BUILD=build bash tests/harness/install_test.sh   (run from the repository root; make test does)
 set -u
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}

@@ -114,5 +114,5 @@ int main(void) {
         cmocka_unit_test(test_copy_bw),
         cmocka_unit_test(test_fma),
     };
-    return cmocka_run_group_tests_name("gpu_backend", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("gpu_cuda_runtime", tests, NULL, NULL);
 }

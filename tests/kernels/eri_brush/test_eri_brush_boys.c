@@ -201,7 +201,7 @@ static void test_detects_bad_table(void **state)
     worst = 0;
 }
 
-/* The GPU's table (eri_boys_dev_table; the device's own run is tests/gpu_eri_brush.c):
+/* The GPU's table (eri_boys_dev_table; the device's own run is tests/kernels/eri_brush/gpu_eri_brush.c):
  * row i of the m sub-table holds F_{m+k}(T_i)/k!, k = 0..7, e^{-T_i} and a zero pad. Each
  * coefficient times k! must be the host table's F_{m+k}(T_i) within 1e-15 relative (both
  * are rounded once from the same long-double series, then one product), e^{-T_i} the same

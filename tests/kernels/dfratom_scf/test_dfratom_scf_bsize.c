@@ -34,7 +34,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "dfr_util.h"
+#include "dfratom_scf_util.h"
 #include "dfratom_scf/dfrcase.h"
 
 /* bowl i: sum_j (j + 1) (x_j - m_ij)^2 + 0.1 x_0 x_1, minimum known in closed form only roughly:

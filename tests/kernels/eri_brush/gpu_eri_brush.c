@@ -526,7 +526,7 @@ static void test_report(void **state)
 }
 
 /* The device Boys function (its own per-m table, rsqrt branch; boys.h) against the host's,
- * which test_eri_boys checks against the series: grid points, half-way points (the index
+ * which test_eri_brush_boys checks against the series: grid points, half-way points (the index
  * rounds), quarter points, both sides of TMAX, large T and log-uniform samples, every m a class uses.
  * Tolerance 1e-14 relative (the spec's 1e-14 absolute follows, F_m <= 1): the two differ in
  * rounding only, a few ulp per downward or upward step. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI integration test: every bad input exits 2 with one stderr line naming the
 # bad value, prints nothing on stdout and creates no file; list/help exit 0.
-# Usage: SB=build/scibench bash tests/cli_test.sh
+# Usage: SB=build/scibench bash tests/harness/cli_test.sh
 set -u
 SB=${SB:-build/scibench}
 SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
@@ -135,8 +135,8 @@ expect_usage "pipeline=5" run $F --param isomers=all --param pipeline=5
 SB_DATA=/nonexistent expect_usage "A007894.txt not found under SB_DATA=/nonexistent" \
     run $F --param isomers=all --json out.json
 expect_usage "accepted with isomers=all: N <= 120" run $F --size 122 --param isomers=all --json out.json
-mkdir -p "$work/data/ref" && cp -r "$(dirname "$0")/../kernels/eri_brush/data/molecules" \
-    "$(dirname "$0")/../kernels/eri_brush/data/basis" "$work/data/" && touch "$work/data/ref/FORMAT.md"
+mkdir -p "$work/data/ref" && cp -r "$(dirname "$0")/../../kernels/eri_brush/data/molecules" \
+    "$(dirname "$0")/../../kernels/eri_brush/data/basis" "$work/data/" && touch "$work/data/ref/FORMAT.md"
 printf 'nbf 7\nnshell 5\nsum x\n' >"$work/data/ref/water.sto-3g.ref"
 SB_DATA="$work/data" expect_usage "water.sto-3g.ref:3: malformed reference line" \
     validate eri_brush --param molecule=water --param basis=sto-3g --json out.json
@@ -230,7 +230,7 @@ else
 fi
 # A basis job=bsize wrote (Be, Dirac, s(1:22) of a K = 30 sequence with gamma and delta), read back by
 # job=scf: its recorded energy repeats, and PySCF's energy in it (data/pyscf_dhf_ranges.tsv) is met.
-dhf=$("$SB" validate $D --param atom=Be --param basis="$(dirname "$0")/../kernels/dfratom_scf/data/bsize_be_dirac.basis.json" \
+dhf=$("$SB" validate $D --param atom=Be --param basis="$(dirname "$0")/../../kernels/dfratom_scf/data/bsize_be_dirac.basis.json" \
     --backend openmp_simd --quiet 2>&1)
 if printf '%s\n' "$dhf" | grep -qE "^  dirac_fock_same_basis_pyscf .* PASS " &&
     printf '%s\n' "$dhf" | grep -qE "^  basis_file_energy .* PASS " && printf '%s' "$dhf" | grep -q "VALIDATION PASSED"; then
@@ -360,7 +360,7 @@ if [ "$rc" = 0 ] && printf '%s' "$out" | tail -1 | grep -q ',false,'; then ok; e
 
 # Google Benchmark's own output (tests/data): Complexity() fits skipped, time-only entries compared
 # by time, an errored entry a failure: exit 0 or 1, never 2 (usage).
-gb=$(cd "$(dirname "$0")" && pwd)/data
+gb=$(cd "$(dirname "$0")/.." && pwd)/data
 run_sb compare "$gb/gbench_old.json" "$gb/gbench_new.json"
 case "$rc:$err:$out" in
     "1::"*"FAIL (benchmark error)"*"skipped (complexity fit)"*) ok ;;
@@ -383,12 +383,12 @@ else
     bad "run $K --reps 2000: exit $rc, $(grep -c '"validation"' "$work/run/big.json" 2>/dev/null) validation blocks, $(stat -c %s "$work/run/big.json" 2>/dev/null) bytes"
 fi
 # Committed results from before (the validation in every entry) still read.
-"$SB" table "$(dirname "$0")/../results" >/dev/null 2>"$work/err" && ok || bad "table results/: $(cat "$work/err")"
+"$SB" table "$(dirname "$0")/../../results" >/dev/null 2>"$work/err" && ok || bad "table results/: $(cat "$work/err")"
 
 # make campaign (tools/campaign.sh): a tree with uncommitted changes is refused with one line
 # (exit 2), dry runs too; on a clean tree a dry run prints the commands: the stored peaks, each
 # case of the case list under its file name, cuda ones only with a GPU, then make report.
-campaign=$(cd "$(dirname "$0")/.." && pwd)/tools/campaign.sh
+campaign=$(cd "$(dirname "$0")/../.." && pwd)/tools/campaign.sh
 mkdir -p "$work/repo" "$work/cases"
 git -C "$work/repo" init -q && git -C "$work/repo" -c user.email=t@t -c user.name=t commit --allow-empty -qm base
 cp "$work/r3.json" "$work/cases/$K.openmp_simd.${ci:-8}.json"
@@ -435,7 +435,7 @@ else
     bad "--json beside a user's FILE.tmp: exit $rc, files: $(ls -A "$work/run" | tr '\n' ' ')"
 fi
 # SIGTERM while the JSON is written: held until the file is complete and renamed. The shim
-# tests/json_stall.c holds the writer at its rename() (the temporary complete, FILE not yet
+# tests/harness/json_stall.c holds the writer at its rename() (the temporary complete, FILE not yet
 # there) until this test opens the FIFO gate. (SIGTERM: a background job of a script ignores
 # SIGINT.)
 stall=${STALL_SO:-$(dirname "$SB")/tests/json_stall.so}

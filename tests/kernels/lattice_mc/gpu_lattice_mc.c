@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "gpu_util.h"
-#include "lmc_util.h"
+#include "lattice_mc_util.h"
 
 static void test_cuda_matches_reference_bulk(void **state)
 {

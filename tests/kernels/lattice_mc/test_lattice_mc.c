@@ -12,7 +12,7 @@
 #include "lattice_mc/philox_row.h"
 #include "lattice_mc/physics.h"
 #include "lattice_mc/validate.h"
-#include "lmc_util.h"
+#include "lattice_mc_util.h"
 
 /* Known-answer vectors from Random123's tests/kat_vectors (philox4x32 10 lines). */
 static void test_philox_known_answers(void **state)

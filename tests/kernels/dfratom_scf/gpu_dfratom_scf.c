@@ -31,7 +31,7 @@
 #include <lapacke.h>
 #include <math.h>
 
-#include "dfr_util.h"
+#include "dfratom_scf_util.h"
 #include "dfratom_scf/dfratom_scf.h"
 #include "gpu_util.h"
 #include "runloop.h"

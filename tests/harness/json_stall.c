@@ -1,4 +1,4 @@
-/* LD_PRELOAD shim for tests/cli_test.sh: holds scibench's JSON writer at its rename(), the
+/* LD_PRELOAD shim for tests/harness/cli_test.sh: holds scibench's JSON writer at its rename(), the
  * complete temporary written and not yet renamed onto FILE, so that the test can send a
  * signal while the file is being written. With SB_STALL_READY and SB_STALL_GATE set, rename()
  * first writes the temporary's path to SB_STALL_READY, then waits until the test opens the FIFO

@@ -2,7 +2,7 @@
 # MPI distribution test (a build made with `make MPI=1`): every kernel at its CI size on the
 # CPU backend, once on 1 rank and once on 2 ranks, and the physics counters must agree: exactly
 # where the ranks compute the same numbers in the same order, to the stated relative
-# tolerance where only the order of a sum over ranks differs. Usage: SB=build-mpi/scibench bash tests/mpi_test.sh
+# tolerance where only the order of a sum over ranks differs. Usage: SB=build-mpi/scibench bash tests/mpi/mpi_test.sh
 set -uo pipefail
 SB=${SB:-build-mpi/scibench}
 RANKS=${RANKS:-2}
