@@ -29,11 +29,13 @@ typedef struct {
 } sb_probe_stats;
 
 /* Measured peaks, cached after the first call, every OpenMP thread pinned to one CPU:
- * STREAM triad a = b + s*c over arrays far larger than the caches, at least 10 trials and
- * 0.4 s, bytes = 3 arrays x 8 B per element (no write-allocate counted, as STREAM does);
+ * STREAM triad a = b + s*c over arrays far larger than the caches, at least 40 trials and
+ * 0.6 s (every other one dealing the array to the threads as they come free), bytes = 3 arrays x 8 B per element (no write-allocate counted, as STREAM does);
  * FMA: independent fused multiply-add chains in every SIMD lane of every thread, with every
- * FMA instruction set the CPU offers (chosen at run time, not by -march), 7 trials of 40 ms
- * each; flop/s with an FMA counted as 2. The plain functions return best. */
+ * FMA instruction set the CPU offers (chosen at run time, not by -march), all threads together
+ * for 8 windows of 25 ms, each thread timing its own chunks of about 0.25 ms; best = the sum
+ * over the threads of each one's best chunk; flop/s with an FMA counted as 2. The plain
+ * functions return best. */
 const sb_probe_stats *sb_cpu_probe_triad(void);
 const sb_probe_stats *sb_cpu_probe_fma_stats(int fp64);
 double sb_cpu_probe_triad_bw(void);

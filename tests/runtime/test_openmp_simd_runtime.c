@@ -65,7 +65,7 @@ static void test_triad_probe(void **state) {
                   p->worst * 1e-9);
     assert_true(bw > 0.1e9);
     assert_true(p->best == bw);
-    check_stats(p, 20);
+    check_stats(p, 40);
     assert_null(p->isa);
     assert_true(sb_cpu_probe_triad_bw() == bw); /* cached */
 }
@@ -77,8 +77,8 @@ static void test_fma_probe(void **state) {
     print_message("FMA: %.1f GFLOP/s fp32 (%s), %.1f GFLOP/s fp64 (%s)\n", f32 * 1e-9, p32->isa, f64 * 1e-9, p64->isa);
     assert_true(f32 > 0.0);
     assert_true(f64 > 0.0);
-    check_stats(p32, 25);
-    check_stats(p64, 25);
+    check_stats(p32, 8); /* windows */
+    check_stats(p64, 8);
     /* the machine's FMA, whatever this build's -march: the ISA the CPU offers, not the compiled one */
     sb_cpu_info info;
     sb_cpu_get_info(&info);
