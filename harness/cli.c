@@ -110,7 +110,20 @@ static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
         sb_error("option --%s needs a value", name);
         return SB_EXIT_USAGE;
     }
-    return apply(c, sn, name, argv[++*i]);
+    const char *val = argv[*i + 1];
+    if (!strncmp(val, "--", 2)) { /* "--json --quiet": a forgotten value, not a file named --quiet */
+        char next[32];
+        const size_t vlen = strcspn(val + 2, "=");
+        snprintf(next, sizeof next, "%.*s", (int)(vlen < sizeof next ? vlen : sizeof next - 1), val + 2);
+        if (vlen < sizeof next && takes_value(next) >= 0) {
+            sb_error("option --%s needs a value, got the option '%s'; for a value that starts with two dashes "
+                     "write --%s=%s",
+                     name, val, name, val);
+            return SB_EXIT_USAGE;
+        }
+    }
+    ++*i;
+    return apply(c, sn, name, val);
 }
 
 /* --size against the kernel's own range (0: its default). An unknown kernel is reported when

@@ -24,6 +24,10 @@ int sb_info_parse(int argc, char **argv, sb_info_options *o)
             sb_error("info: option %.*s needs a value", (int)len, a);
             return SB_EXIT_USAGE;
         }
+        if (!eq && (!strncmp(val, "--runs", 6) || !strncmp(val, "--json", 6))) { /* a forgotten value */
+            sb_error("info: option %.*s needs a value, got the option '%s'", (int)len, a, val);
+            return SB_EXIT_USAGE;
+        }
         if (json) {
             if (!*val) {
                 sb_error("info: --json needs a file path, got an empty string");

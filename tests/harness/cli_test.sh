@@ -294,6 +294,10 @@ expect_usage "--baseline needs a file path" run $K --baseline ""
 expect_usage "/nonexistent.json" run $K --baseline /nonexistent.json
 expect_usage "is $K on openmp_simd, not nlchains" run nlchains --size 64 --baseline "$work/one-rank.json"
 expect_usage "needs a value" run $K --baseline
+# a forgotten value is not read as a file named like the next option; --opt=--x still is one
+expect_usage "needs a value, got the option '--quiet'" run $K --json --quiet
+expect_usage "needs a value, got the option '--reps=2'" run $K --size 8 --baseline --reps=2
+expect_usage "needs a value, got the option '--runs'" info --json --runs 2
 
 # --profile: a flag; where counters cannot be read, one PROFILE line, the normal results
 # and exit 0 (a run where they can be read is checked by tests/gpu_profile and on the device)
