@@ -268,7 +268,8 @@ check-layers:
 .PHONY: check-layers
 # On the device: GPU tests must run, not skip.
 test-gpu: $(BUILD)/scibench $(GPUTESTS)
-	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; exit $$fail
+	@fail=0; for t in $(GPUTESTS); do echo "== $$t"; SB_REQUIRE_GPU=1 $$t || fail=1; done; \
+	 SB=$(BUILD)/scibench SB_REQUIRE_GPU=1 bash tests/harness/profile_vs_ncu_test.sh || fail=1; exit $$fail
 
 # ==== sanitizers and fuzzing (tests/README.md, tests/fuzz/README.md) ==========
 # make test SANITIZE=1: every test above under ASan + UBSan (build-san/). CI runs the subset
