@@ -221,9 +221,9 @@ static void test_schema(void **state)
     /* each probe's trials beside the peaks: the peak is their best */
     json_t *spread = json_object_get(json_object_get(ctx, "peaks_spread"), "triad_bandwidth_Bps");
     assert_true(num_field(spread, "best") == num_field(json_object_get(ctx, "peaks"), "triad_bandwidth_Bps"));
-    assert_true(num_field(spread, "trials") >= 20);
+    assert_true(num_field(spread, "trials") >= 40);
     assert_true(num_field(spread, "worst") <= num_field(spread, "median"));
-    assert_true(num_field(json_object_get(json_object_get(ctx, "peaks_spread"), "fma_fp64_flops"), "trials") >= 25);
+    assert_true(num_field(json_object_get(json_object_get(ctx, "peaks_spread"), "fma_fp64_flops"), "trials") >= 8); /* its windows */
     assert_true(strlen(str_field(ctx, "fma_isa")) > 0);
     assert_true(json_is_object(json_object_get(ctx, "cpu")));
     json_t *bs = json_object_get(root, "benchmarks");
