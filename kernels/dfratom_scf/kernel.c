@@ -89,7 +89,10 @@ static int dfr_setup(sb_case *c)
 #endif
         break;
     }
-    if (!d->ops) return SB_EXIT_USAGE; /* has_backend keeps the harness from asking */
+    if (!d->ops) { /* has_backend keeps the harness from asking */
+        sb_error("dfratom_scf: backend %s is not built in (CUDA=0)", sb_backend_name(c->backend));
+        return SB_EXIT_USAGE;
+    }
     int rc = dfr_case_parse(c->params, d);
     if (rc) return rc;
     dfr_count(&d->y, d->f, d->o.ham == DFR_DIRAC, &d->cnt);

@@ -409,9 +409,10 @@ static void fma_kind_run(chains_fn fn, int fp64, sb_probe_stats *out) {
     if (chunk < 16) chunk = 16;
     const double m = fma_m, c = fma_c;
     int n = 0, bad = 0;
+    double live = 0.0; /* the chains' sums, kept live */
     for (int w = 0; w < FMA_WINDOWS; w++) {
         double r = 0.0;
-#pragma omp parallel reduction(+ : r) reduction(| : bad)
+#pragma omp parallel reduction(+ : r, live) reduction(| : bad)
         {
             const int t = omp_get_thread_num();
             double mine = 0.0, sum = 0.0;
@@ -425,13 +426,14 @@ static void fma_kind_run(chains_fn fn, int fp64, sb_probe_stats *out) {
                 now = t1;
             }
             bad |= !isfinite(sum);
-            fma_sink = sum;
+            live += sum;
             r += mine;
 #pragma omp critical
             best[t] = mine > best[t] ? mine : best[t];
         }
         if (r > 0.0) roof[n++] = r;
     }
+    fma_sink = live;
     if (bad) {
         sb_error("FMA probe (%s): non-finite result", fp64 ? "fp64" : "fp32");
         n = 0;
