@@ -77,19 +77,24 @@ static int takes_value(const char *name)
     return strcmp(name, "quiet") == 0 || strcmp(name, "profile") == 0 ? 0 : -1;
 }
 
+#define OPTION_NAME_MAX 32
+/* arg as "--name" or "--name=value": the name into name, and takes_value's kind; -1 where arg
+ * names no option ("-x", a lone "-", an unknown or overlong name) */
+static int option_kind(const char *arg, char name[OPTION_NAME_MAX])
+{
+    if (strncmp(arg, "--", 2)) return -1;
+    const size_t len = strcspn(arg + 2, "=");
+    if (len >= OPTION_NAME_MAX) return -1;
+    snprintf(name, OPTION_NAME_MAX, "%.*s", (int)len, arg + 2);
+    return takes_value(name);
+}
+
 /* One "--opt", "--opt value" or "--opt=value" at argv[*i]; advances *i past a separate value. */
 static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
 {
-    const char *arg = argv[*i];
-    if (strncmp(arg, "--", 2)) { /* "-x", or a lone "-": no name after two dashes to read */
-        sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
-        return SB_EXIT_USAGE;
-    }
-    const char *eq = strchr(arg, '=');
-    char name[32];
-    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg + 2);
-    int kind = len >= sizeof name ? -1 : takes_value(name);
+    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    char name[OPTION_NAME_MAX], next[OPTION_NAME_MAX];
+    const int kind = option_kind(arg, name);
     if (kind < 0) {
         sb_error("unknown option '%s'; accepted: " OPTION_LIST, arg);
         return SB_EXIT_USAGE;
@@ -111,16 +116,11 @@ static int option(sb_cli *c, seen *sn, int argc, char **argv, int *i)
         return SB_EXIT_USAGE;
     }
     const char *val = argv[*i + 1];
-    if (!strncmp(val, "--", 2)) { /* "--json --quiet": a forgotten value, not a file named --quiet */
-        char next[32];
-        const size_t vlen = strcspn(val + 2, "=");
-        snprintf(next, sizeof next, "%.*s", (int)(vlen < sizeof next ? vlen : sizeof next - 1), val + 2);
-        if (vlen < sizeof next && takes_value(next) >= 0) {
-            sb_error("option --%s needs a value, got the option '%s'; for a value that starts with two dashes "
-                     "write --%s=%s",
-                     name, val, name, val);
-            return SB_EXIT_USAGE;
-        }
+    if (option_kind(val, next) >= 0) { /* "--json --quiet": a forgotten value, not a file named --quiet */
+        sb_error("option --%s needs a value, got the option '%s'; for a value that starts with two dashes "
+                 "write --%s=%s",
+                 name, val, name, val);
+        return SB_EXIT_USAGE;
     }
     ++*i;
     return apply(c, sn, name, val);

@@ -246,7 +246,7 @@ void dfr_contract_one(const dfr_tshape *t, const double *Tc, const double *xc, d
  * stay on the host. */
 typedef struct dfr_ops {
     int (*g_init)(dfr_gbuild *g); /* sets g->build (and g->priv) */
-    void (*g_free)(dfr_gbuild *g);
+    void (*g_free)(dfr_gbuild *g); /* NULL: nothing of the backend's to free */
     int (*g_launches)(dfr_gbuild *g, sb_launch *l, int max); /* the occupancy report; NULL: none */
     /* eigen-solves (a dfr_eig_fn): a handle and buffers for the largest symmetry block of y
      * (dimension 2N Dirac, N Schrodinger) */

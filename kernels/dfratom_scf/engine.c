@@ -19,7 +19,7 @@ int dfr_builder_init(dfr_case *d, dfr_gbuild *g)
 
 void dfr_builder_free(dfr_case *d, dfr_gbuild *g)
 {
-    d->ops->g_free(g);
+    if (d->ops->g_free) d->ops->g_free(g);
     dfr_gbuild_free(g);
 }
 

@@ -18,6 +18,4 @@ static int omp_init(dfr_gbuild *g)
     return SB_OK;
 }
 
-static void omp_free(dfr_gbuild *g) { (void)g; }
-
-const dfr_ops dfr_ops_openmp_simd = {.g_init = omp_init, .g_free = omp_free};
+const dfr_ops dfr_ops_openmp_simd = {.g_init = omp_init};

@@ -60,10 +60,8 @@ static int ref_init(dfr_gbuild *g)
     return SB_OK;
 }
 
-static void ref_free(dfr_gbuild *g) { (void)g; }
-
 /* one element after another on one core; everything else on the host */
-const dfr_ops dfr_ops_reference = {.g_init = ref_init, .g_free = ref_free};
+const dfr_ops dfr_ops_reference = {.g_init = ref_init};
 
 /* Integral calls per G build, from dfr_g_term's structure (every density element nonzero) */
 void dfr_count(const dfr_sym *y, const dfr_fun *f, int dirac, dfr_counts *c)
