@@ -31,7 +31,11 @@ NVFLAGS  += -std=c++17 -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),
 # LAPACKE + OpenBLAS linked statically (with libgfortran): the GPU machine has no Debian libraries;
 # NLopt (dfratom_scf job=bsopt) has no static build in Debian: carry libnlopt0 to the device.
 # PAPI (CPU counters for --profile) static too, with its libpfm4.
-LDLIBS   := -ljansson -lfftw3 -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -lpapi -lpfm -Wl,-Bdynamic -lnlopt -lpthread -lm
+# OpenBLAS's OpenMP build: its pthread build serialises small solves called from many threads at
+# once (dfratom_scf's candidates; kernels/dfratom_scf/NOTES.md), and its serial build is not safe
+# to call so. OPENBLAS_DIR= (empty) links whichever libopenblas.a the linker finds.
+OPENBLAS_DIR ?= $(patsubst %/libopenblas.a,%,$(firstword $(wildcard /usr/lib/*/openblas-openmp/libopenblas.a)))
+LDLIBS   := -ljansson -lfftw3 $(if $(OPENBLAS_DIR),-L$(OPENBLAS_DIR)) -Wl,-Bstatic -llapacke -lopenblas -lgfortran -lquadmath -lpapi -lpfm -Wl,-Bdynamic -lnlopt -lpthread -lm
 ifeq ($(CUDA),1)
 CFLAGS   += -DSB_HAVE_CUDA=1
 LDLIBS   += -L$(CUDA_HOME)/lib64 -lcufft -lcusolver -lcublas -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++

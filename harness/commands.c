@@ -52,8 +52,8 @@ static int cmd_list(void)
 
 static int cmd_version(void)
 {
-    printf("scibench %s\ncompiler  %s\nnvcc      %s\narch      %s\n", sb_version_commit(), sb_version_cc(),
-           sb_version_nvcc(), sb_version_arch());
+    printf("scibench %s\ncompiler  %s\nnvcc      %s\narch      %s\nblas      %s\n", sb_version_commit(),
+           sb_version_cc(), sb_version_nvcc(), sb_version_arch(), sb_version_blas());
     return SB_OK;
 }
 

@@ -224,6 +224,7 @@ int sb_info_main(int argc, char **argv)
     rc = o.runs == 1 ? measure(&hw, &pk, 1) : measure_runs(o.runs, &pk);
     printf("build          %s, %s, nvcc %s, -march=%s\n", sb_version_commit(), sb_version_cc(), sb_version_nvcc(),
            sb_version_arch());
+    printf("  BLAS         %s\n", sb_version_blas());
     if (!rc && o.json) {
         json_t *doc = peaks_doc(&pk, &hw, o.runs);
         rc = sb_json_save(doc, o.json);

@@ -225,6 +225,7 @@ static json_t *context_json(const sb_result *r, const sb_hwinfo *hw, const char 
     json_object_set_new(o, "compiler", json_string(sb_version_cc()));
     json_object_set_new(o, "nvcc", json_string(sb_version_nvcc()));
     json_object_set_new(o, "arch", json_string(sb_version_arch()));
+    json_object_set_new(o, "blas", json_string(sb_version_blas()));
     json_object_set_new(o, "cpu", cpu_json(&hw->cpu));
     json_object_set_new(o, "gpu", gpu_json(hw));
     json_object_set_new(o, "peaks", peaks_json(&r->peaks));

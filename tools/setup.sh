@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential python3 libjansson-dev librandom123-dev libcmocka-dev libfftw3-dev hyperfine gnuplot-nox libint2-dev
-      liblapacke-dev libopenblas-dev libgfortran-12-dev libnlopt-dev libopenmpi-dev openmpi-bin libpapi-dev libpfm4-dev
+      liblapacke-dev libopenblas-dev libopenblas-openmp-dev libgfortran-12-dev libnlopt-dev libopenmpi-dev openmpi-bin libpapi-dev libpfm4-dev
       clang libclang-rt-dev)  # clang + its runtimes: the libFuzzer targets (make fuzz)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -10,7 +10,6 @@
  * candidate go to the GPU at once, one batched solve per symmetry and iteration.
  * engine=sequential is the baseline: the candidates one after another, each an ordinary
  * direct SCF on the case's backend. */
-#include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -291,10 +290,6 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
     int rc = SB_OK;
     o->chunk = b->B;
     o->table_per = b->t.tab->per;
-    /* the candidates' small eigen-solves run side by side: one BLAS thread each (set by the
-     * caller already where batches run side by side: each only lowers it, none raises it back) */
-    const int blas_threads = openblas_get_num_threads(), blas_set = k[0].par && blas_threads != 1;
-    if (blas_set) openblas_set_num_threads(1);
     if (b->lanes == 1) /* no enclosing region: libgomp starts new threads for every nested one */
         rc = run_lane(&k[0], w, 0, n, Bl, o, obase, warm);
     else {
@@ -312,7 +307,6 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
         if (nested < 2) omp_set_max_active_levels(nested);
         rc = lrc[0] ? lrc[0] : lrc[1];
     }
-    if (blas_set) openblas_set_num_threads(blas_threads);
     for (int l = 0; l < b->lanes; ++l) {
         dfr_batch_out *a = &k[l].acc;
         o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;

@@ -14,7 +14,6 @@
  * padding (dfr_basis_build_in); bsize_groups splits a step's candidates by size into groups
  * padded apart, which run side by side (bsize_side). Under MPI the candidates of a step are
  * dealt to the ranks. */
-#include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
@@ -266,15 +265,13 @@ static int opt_round(bz_opt *p, int m)
     if (!p->side_by_side) {
         for (int g = 0; g < p->G && !rc; ++g) rc = opt_group(p, g, m);
     } else {
-        const int levels = omp_get_max_active_levels(), blas = openblas_get_num_threads();
+        const int levels = omp_get_max_active_levels();
         if (levels < 3) omp_set_max_active_levels(3); /* groups, a group's lanes, a lane's team */
-        openblas_set_num_threads(1);
 #pragma omp parallel for num_threads(p->G) proc_bind(spread) schedule(dynamic, 1)
         for (int g = 0; g < p->G; ++g) {
             omp_set_num_threads(p->share);
             p->grc[g] = opt_group(p, g, m);
         }
-        openblas_set_num_threads(blas);
         if (levels < 3) omp_set_max_active_levels(levels);
         for (int g = 0; g < p->G && !rc; ++g) rc = p->grc[g];
     }

@@ -91,6 +91,7 @@ typedef struct {
     dfr_counts cnt;
     int job, oracle;
     sb_backend backend;
+    int blas_threads;   /* OpenBLAS threads before the case (one while it lives), restored after */
     const dfr_ops *ops; /* the backend's Fock build, eigen-solves and batched tensors */
     int eig_gpu;       /* eigen-solves with cuSOLVER (cuda backend) instead of LAPACKE */
     void *eig;         /* its state (ops->eig_create), shared by the case's builders */

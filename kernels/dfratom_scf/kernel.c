@@ -1,5 +1,7 @@
 /* dfratom_scf: the sb_kernel the harness drives (parameters, repetitions, counters). */
+#include <cblas.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +76,26 @@ static void set_work(sb_case *c, const dfr_case *d, int builds)
     c->work.bytes = 16.0 * dfr_set_size(&d->y) * builds;
 }
 
+/* OpenBLAS's OpenMP build passes its thread count on to omp_set_num_threads, which would
+ * leave every later parallel region of this thread with one thread: keep OpenMP's own. */
+static void blas_threads_set(int n)
+{
+    const int omp = omp_get_max_threads();
+    openblas_set_num_threads(n);
+    omp_set_num_threads(omp);
+}
+
 static int dfr_setup(sb_case *c)
 {
     dfr_case *d = calloc(1, sizeof *d);
     if (!d) return SB_EXIT_RUNTIME;
     c->state = d;
     d->backend = c->backend;
+    /* Every matrix here is one symmetry's block (dimension at most 2 bsize_max): BLAS threads
+     * would add only a fork and a join to each call, and the batched engine's candidates call
+     * it side by side from their own threads. One thread a call for the whole case. */
+    d->blas_threads = openblas_get_num_threads();
+    blas_threads_set(1);
     switch (c->backend) {
     case SB_BACKEND_REFERENCE: d->ops = &dfr_ops_reference; break;
     case SB_BACKEND_OPENMP_SIMD: d->ops = &dfr_ops_openmp_simd; break;
@@ -319,6 +335,7 @@ static void dfr_teardown(sb_case *c)
     free(d->Dfinal);
     dfr_batch_out_free(&d->bo);
     free(d->bzr.report);
+    if (d->blas_threads > 0) blas_threads_set(d->blas_threads);
     free(d);
     c->state = NULL;
 }

@@ -10,6 +10,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,8 +162,8 @@ void dfr_scf_end(dfr_scf_run *s, dfr_result *r, double *Dw_out)
     free(s);
 }
 
-int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
-                  const dfr_gbuild *g, int verbose, dfr_scf_run **out)
+static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
+                     const dfr_gbuild *g, int verbose, dfr_scf_run **out)
 {
     dfr_scf_run *st = calloc(1, sizeof *st);
     *out = st;
@@ -232,7 +233,7 @@ int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const d
     return SB_OK;
 }
 
-int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
+static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
 {
     const dfr_atom *a = st->a;
     const dfr_sym *y = st->y;
@@ -330,7 +331,7 @@ void dfr_scf_eig_given(dfr_scf_run *st, int s, const double *w, const double *C)
     st->given_C[s] = C;
 }
 
-int dfr_scf_fock(dfr_scf_run *st, int *done)
+static int scf_fock(dfr_scf_run *st, int *done)
 {
     const dfr_sym *y = st->y;
     const dfr_scf_opts *o = st->o;
@@ -414,6 +415,49 @@ int dfr_scf_fock(dfr_scf_run *st, int *done)
         diis_step(&st->dd, st->m_diis, L->fsize, Ff, st->Ef);
     }
     return SB_OK;
+}
+
+/* The steps' LAPACK and BLAS calls on one thread. OpenBLAS's OpenMP build takes its thread
+ * count from OpenMP's at every call and runs a parallel region for a symmetry's block of a few
+ * dozen rows (a dsymv inside dsygvd); called from inside a parallel region it already runs on
+ * one. Outside one, OpenMP's count is lowered to one around the step, not around the Fock
+ * build between the steps, whose own parallel regions keep it. */
+static int blas_one_begin(void)
+{
+    if (omp_in_parallel()) return 0;
+    const int n = omp_get_max_threads();
+    if (n > 1) omp_set_num_threads(1);
+    return n;
+}
+
+static void blas_one_end(int n)
+{
+    if (n > 1) omp_set_num_threads(n);
+}
+
+int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
+                  const dfr_gbuild *g, int verbose, dfr_scf_run **out)
+{
+    const int n = blas_one_begin();
+    const int rc = scf_begin(a, y, f, o, g, verbose, out);
+    blas_one_end(n);
+    return rc;
+}
+
+int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
+{
+    const int n = blas_one_begin();
+    const int rc = scf_density(st, Dw_build, G_build);
+    blas_one_end(n);
+    return rc;
+}
+
+int dfr_scf_fock(dfr_scf_run *st, int *done)
+{
+    const int n = blas_one_begin();
+    const int rc = scf_fock(st, done);
+    blas_one_end(n);
+    return rc;
 }
 
 int dfr_scf(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o, dfr_gbuild *g,

@@ -25,14 +25,17 @@
  *                 converged, no collapse, energies and iterations equal to the sequential direct
  *                 SCFs), and the batched engine's totals equal the sequential engine's;
  *   bsopt scan    bsopt_scan=8: NEWUOA starts at the lowest of the 8 scanned bases and ends at or
- *                 below it; the scan's SCFs are counted. */
+ *                 below it; the scan's SCFs are counted;
+ *   threads       a case leaves OpenMP's and OpenBLAS's thread counts as it found them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cblas.h>
 #include <math.h>
+#include <omp.h>
 
 #include "dfratom_scf_util.h"
 #include "dfratom_scf/dfr_math.h" /* dfr_tensor_entry: the direct evaluation */
@@ -316,6 +319,23 @@ static void bsopt_scan_starts_from_best(void **state)
     sb_result_free(&r);
 }
 
+/* The case runs BLAS on one thread and gives back both counts as it found them: OpenBLAS's
+ * OpenMP build sets OpenMP's count with its own, which must not leak into the case's parallel
+ * regions or out of it */
+static void thread_counts_kept(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"atom", "Be", NULL};
+    openblas_set_num_threads(2);
+    omp_set_num_threads(3);
+    sb_result r;
+    dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 8, kv, &r);
+    assert_true(r.passed);
+    assert_int_equal(omp_get_max_threads(), 3);
+    assert_int_equal(openblas_get_num_threads(), 2);
+    sb_result_free(&r);
+}
+
 int main(void)
 {
     sb_set_quiet(1);
@@ -325,7 +345,7 @@ int main(void)
         cmocka_unit_test(batch_tensor_matches_direct), cmocka_unit_test(batch_tensor_table_exact),
         cmocka_unit_test(iterations_apart_ratio), cmocka_unit_test(batch_engines_agree),
         cmocka_unit_test(bsopt_scan_starts_from_best), cmocka_unit_test(dirac_1s_exact), cmocka_unit_test(c_range),
-        cmocka_unit_test(auto_beta_from_alpha),
+        cmocka_unit_test(auto_beta_from_alpha), cmocka_unit_test(thread_counts_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
