@@ -196,6 +196,10 @@ int eri_worklist_build(const eri_basis *b, const eri_pairs *ps, double screen, e
 int eri_worklist_from(const eri_basis *b, const eri_pairs *ps, const eri_quartet *q, long nq,
                       eri_worklist *w);
 void eri_worklist_free(eri_worklist *w);
+/* What screening (quartets under `screen`, primitive pairs under prim_screen) can have moved
+ * any element of J[D] by, in hartree: a bound from the Schwarz inequality (screen_bound.c). */
+double eri_screen_bound(const eri_basis *b, const eri_pairs *ps, double screen, double prim_screen,
+                        const double *D);
 /* Pair indices in the worklist's group order: by pair class, then primitive-pair count,
  * then Schwarz factor (largest first), then index. A group (equal class and count) is a
  * run of this order; in a segment built by eri_worklist_build, consecutive quartets of

@@ -37,6 +37,7 @@ typedef struct {
     char ref_path[2048];   /* libint2 reference file for this case, "" if none */
     eri_ref ref;          /* its contents, read at setup (nbf 0: none) */
     double setup_seconds;
+    double screen_bound; /* eri_screen_bound of the case's worklist and D, hartree */
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
     eri_share share;      /* MPI: this rank's part of w (mpi_split.c); b.share points to it */
     double share_quartets; /* MPI: quartets of w this rank digests */

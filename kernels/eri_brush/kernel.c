@@ -123,6 +123,8 @@ static int ek_finish(sb_case *c)
     sb_counter_set(cs, "primitive_quartets_computed", w->nprimq, "quartets");
     double all = (double)ec->ps.npair * ((double)ec->ps.npair + 1) / 2;
     sb_counter_set(cs, "screened_fraction", all > 0 ? (double)w->nq / all : 0, "1");
+    /* what the screening can have moved any element of J by (screen_bound.c) */
+    sb_counter_set(cs, "screen_error_bound", ec->screen_bound, "Eh");
     sb_counter_set(cs, "segments", w->nseg, "segments");
     if (total > 0) { /* this rank's quartets over its own segment times */
         const double part = w->nq > 0 ? mine_q / (double)w->nq : 0;

@@ -159,6 +159,7 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     }
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) ec->D[i * n + j] = eri_density_elem(cfg->seed, (int)i, (int)j);
+    ec->screen_bound = eri_screen_bound(&ec->bas, &ec->ps, cfg->screen, cfg->prim_screen, ec->D);
     if (cfg->mode == ERI_MODE_STORE) {
         if (!ec->w.store_off || ec->w.neris > ERI_STORE_MAX_ERIS) {
             sb_error("eri_brush: mode=store needs %.3g integrals (%.3g GB); the limit is %.3g integrals: "

@@ -351,6 +351,41 @@ static void test_prim_screen_bound(void **state)
     free(ref), free(omp);
 }
 
+/* Quartet screening (screen_bound.c): J at a coarse screen against J with nothing screened
+ * (screen 0, prim_screen 0) moves by something, and by no more than eri_screen_bound. */
+static void test_screen_bound(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    tcase full;
+    if (tcase_make(&full, 3, 1, "cc-pvdz", 0.0)) {
+        tcase_free(&full);
+        skip();
+    }
+    tcase coarse = *c;
+    eri_worklist w6, w0;
+    assert_int_equal(eri_worklist_build(&c->bas, &c->ps, 1e-6, &w6), SB_OK);
+    assert_int_equal(eri_worklist_build(&full.bas, &full.ps, 0.0, &w0), SB_OK);
+    coarse.w = w6, full.w = w0;
+    assert_true(w6.nq < w0.nq);
+    double *J6 = run_ops(&eri_ops_openmp_simd, &coarse, ERI_MODE_DIGEST, 2, 0);
+    double *J0 = run_ops(&eri_ops_openmp_simd, &full, ERI_MODE_DIGEST, 2, 0);
+    eri_coulomb_finish(&c->bas, J6);
+    eri_coulomb_finish(&full.bas, J0);
+    const size_t n = (size_t)c->bas.nbf * c->bas.nbf;
+    const double d = max_diff(J6, J0, n), bound = eri_screen_bound(&c->bas, &c->ps, 1e-6, COARSE_PRIM_EPS, c->D);
+    print_message("screen 1e-6 (prim %g): %ld of %ld quartets, max|dJ| %.3g, bound %.3g\n", COARSE_PRIM_EPS, w6.nq,
+                  w0.nq, d, bound);
+    assert_true(d > 1e-9);
+    assert_true(d <= bound);
+    /* nothing screened: the bound is zero */
+    assert_true(eri_screen_bound(&full.bas, &full.ps, 0.0, 0.0, full.D) == 0.0);
+    free(J6), free(J0);
+    eri_worklist_free(&w6);
+    full.w = w0;
+    tcase_free(&full);
+}
+
 /* prim_screen = 0 keeps every primitive pair. */
 static void test_prim_screen_off(void **state)
 {
@@ -388,6 +423,7 @@ int main(void)
     const struct CMUnitTest screen[] = {
         cmocka_unit_test(test_prim_screen_bound),
         cmocka_unit_test(test_prim_screen_off),
+        cmocka_unit_test(test_screen_bound),
     };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 3 waters, coarse primitive screening", screen,
