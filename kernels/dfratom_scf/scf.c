@@ -143,6 +143,7 @@ struct dfr_scf_run {
     int dirac, it, m_diis, verbose;
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
+    lapack_int *isuppz; /* occupied_eig's dsyevr */
     const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
     const double *guess;  /* dfr_scf_guess: the first density step's weighted density */
     unsigned char *pad;   /* per function: padding (dfr_fun_is_pad) */
@@ -158,7 +159,7 @@ void dfr_scf_end(dfr_scf_run *s, dfr_result *r, double *Dw_out)
     diis_free(&s->dd);
     free(s->S); free(s->V); free(s->H); free(s->K); free(s->G); free(s->D); free(s->Dw); free(s->Dold);
     free(s->Hf); free(s->Mf); free(s->Ff); free(s->Df); free(s->Ef); free(s->tmp); free(s->Lf);
-    free(s->A); free(s->B); free(s->w); free(s->pad);
+    free(s->A); free(s->B); free(s->w); free(s->pad); free(s->isuppz);
     free(s);
 }
 
@@ -184,7 +185,8 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
         if (!(*full[i] = calloc(L->fsize, sizeof(double)))) return SB_EXIT_RUNTIME;
     st->A = malloc(sizeof(double) * maxd * maxd), st->B = malloc(sizeof(double) * maxd * maxd);
     st->w = malloc(sizeof(double) * maxd);
-    if (!st->A || !st->B || !st->w) return SB_EXIT_RUNTIME;
+    st->isuppz = malloc(sizeof(lapack_int) * 2 * (maxd > 0 ? maxd : 1));
+    if (!st->A || !st->B || !st->w || !st->isuppz) return SB_EXIT_RUNTIME;
     if (!(st->pad = malloc(y->nf > 0 ? y->nf : 1))) return SB_EXIT_RUNTIME;
     for (int i = 0; i < y->nf; ++i) st->pad[i] = (unsigned char)dfr_fun_is_pad(&f[i]);
     for (int s = 0; s < y->ns; ++s) {
@@ -233,6 +235,51 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
     return SB_OK;
 }
 
+/* The eigenpairs the density needs, and no more: the Roothaan problem F C = M C e reduced with
+ * the metric's stored Cholesky factor (dsygst), then dsyevr for eigenpairs first .. first +
+ * nocc - 1 only (Dirac: one below, the highest positronic state, and at least one above), and
+ * the vectors transformed back. Eigenvalue k and vector k land where dsygvd puts them (w[k],
+ * column k of A); the others are not computed. dsygvd computes all d of them, and their
+ * tridiagonal eigen-solve and back-transformation are most of its time at these sizes.
+ * Returns 0 where the caller must run dsygvd instead: the positronic count is not exactly N
+ * (the check then needs every eigenvalue), or SB_DFR_EIG=dsygvd asks for it (to compare). */
+static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, double *A, double *w, int *info)
+{
+    static int full = -1;
+    if (full < 0) {
+        const char *e = getenv("SB_DFR_EIG");
+        full = e && !strcmp(e, "dsygvd");
+    }
+    const int dirac = st->dirac;
+    const int il = dirac ? first : 1, iu = first + (nocc > 0 ? nocc : 1); /* 1-based */
+    if (full || iu > d || il < 1) return 0;
+    const double *Lc = st->Lf + st->L.foff[s];
+    double *Z = st->B;
+    lapack_int m = 0, *isuppz = st->isuppz;
+    *info = (int)LAPACKE_dsygst(LAPACK_COL_MAJOR, 1, 'L', d, A, d, Lc, d);
+    if (*info) return 1;
+    *info = (int)LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'L', d, A, d, 0.0, 0.0, il, iu, 0.0, &m, w + il - 1, Z, d,
+                                isuppz);
+    if (*info) return 1;
+    if (m != iu - il + 1) {
+        *info = -1000;
+        return 1;
+    }
+    if (dirac) { /* exactly `first` below -c^2: the lowest computed one below, the next not */
+        const double c2 = st->o->c * st->o->c;
+        if (!(w[il - 1] < -c2 && (il >= d || w[il] >= -c2))) return 0;
+        for (int e = 0; e < d; ++e)
+            if (e < il - 1 || e > iu - 1) w[e] = e < il - 1 ? -INFINITY : INFINITY;
+    } else {
+        for (int e = iu; e < d; ++e) w[e] = INFINITY;
+    }
+    /* C = L^-T Z */
+    *info = (int)LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', d, m, Lc, d, Z, d);
+    if (*info) return 1;
+    memcpy(A + (long)(il - 1) * d, Z, sizeof(double) * d * (size_t)m);
+    return 1;
+}
+
 static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
 {
     const dfr_atom *a = st->a;
@@ -273,7 +320,9 @@ static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_buil
             st->given_C[s] = st->given_w[s] = NULL;
         } else if (g && g->eig) {
             if ((rc = g->eig(g->eig_priv, d, A, st->B, w, &info))) return rc;
-        } else {
+        } else if (!occupied_eig(st, s, d, first, a->nocc[s], A, w, &info)) { /* it may have used both */
+            memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
+            memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
             info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, st->B, d, w);
         }
         r->t_eig += sb_clock_seconds() - t0;
