@@ -144,6 +144,7 @@ struct dfr_scf_run {
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
     lapack_int *isuppz; /* occupied_eig's dsyevr */
+    int eig_full;       /* SB_DFR_EIG=dsygvd: every eigenpair, always (occupied_eig) */
     const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
     const double *guess;  /* dfr_scf_guess: the first density step's weighted density */
     unsigned char *pad;   /* per function: padding (dfr_fun_is_pad) */
@@ -170,6 +171,8 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
     *out = st;
     if (!st) return SB_EXIT_RUNTIME;
     st->a = a, st->y = y, st->o = o, st->g = g, st->verbose = verbose;
+    const char *eig = getenv("SB_DFR_EIG");
+    st->eig_full = eig && !strcmp(eig, "dsygvd");
     const int dirac = st->dirac = o->ham == DFR_DIRAC;
     const double c = o->c;
     layout *L = &st->L;
@@ -245,12 +248,7 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
  * (the check then needs every eigenvalue), or SB_DFR_EIG=dsygvd asks for it (to compare). */
 static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, double *A, double *w, int *info)
 {
-    static int full = -1;
-    if (full < 0) {
-        const char *e = getenv("SB_DFR_EIG");
-        full = e && !strcmp(e, "dsygvd");
-    }
-    const int dirac = st->dirac;
+    const int dirac = st->dirac, full = st->eig_full;
     const int il = dirac ? first : 1, iu = first + (nocc > 0 ? nocc : 1); /* 1-based */
     if (full || iu > d || il < 1) return 0;
     const double *Lc = st->Lf + st->L.foff[s];

@@ -26,7 +26,8 @@
  *                 SCFs), and the batched engine's totals equal the sequential engine's;
  *   bsopt scan    bsopt_scan=8: NEWUOA starts at the lowest of the 8 scanned bases and ends at or
  *                 below it; the scan's SCFs are counted;
- *   threads       a case leaves OpenMP's and OpenBLAS's thread counts as it found them. */
+ *   threads       a case leaves OpenMP's and OpenBLAS's thread counts as it found them;
+ *   eigenpairs    the occupied eigenpairs alone give dsygvd's energy and iteration count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -319,6 +320,31 @@ static void bsopt_scan_starts_from_best(void **state)
     sb_result_free(&r);
 }
 
+/* The Roothaan step's occupied eigenpairs (dsygst + dsyevr) against every eigenpair from dsygvd
+ * (SB_DFR_EIG=dsygvd): the same energy to 1e-12 relative and the same iteration count, Dirac
+ * and nonrelativistic */
+static void occupied_eigenpairs_match_dsygvd(void **state)
+{
+    (void)state;
+    static const char *const dirac[] = {"atom", "Ne", NULL};
+    static const char *const nr[] = {"atom", "Ne", "hamiltonian", "schrodinger", "nucleus", "point", NULL};
+    const char *const *cases[] = {dirac, nr};
+    for (int i = 0; i < 2; ++i) {
+        sb_result a, b;
+        unsetenv("SB_DFR_EIG");
+        dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 10, cases[i], &a);
+        setenv("SB_DFR_EIG", "dsygvd", 1);
+        dfr_kernel_run(SB_BACKEND_OPENMP_SIMD, 10, cases[i], &b);
+        unsetenv("SB_DFR_EIG");
+        assert_true(a.passed && b.passed);
+        const double ea = dfr_counter(&a.counters, "energy"), eb = dfr_counter(&b.counters, "energy");
+        assert_true(fabs(ea - eb) <= 1e-12 * fabs(eb));
+        assert_true(dfr_counter(&a.counters, "scf_iterations") == dfr_counter(&b.counters, "scf_iterations"));
+        sb_result_free(&a);
+        sb_result_free(&b);
+    }
+}
+
 /* The case runs BLAS on one thread and gives back both counts as it found them: OpenBLAS's
  * OpenMP build sets OpenMP's count with its own, which must not leak into the case's parallel
  * regions or out of it */
@@ -346,6 +372,7 @@ int main(void)
         cmocka_unit_test(iterations_apart_ratio), cmocka_unit_test(batch_engines_agree),
         cmocka_unit_test(bsopt_scan_starts_from_best), cmocka_unit_test(dirac_1s_exact), cmocka_unit_test(c_range),
         cmocka_unit_test(auto_beta_from_alpha), cmocka_unit_test(thread_counts_kept),
+        cmocka_unit_test(occupied_eigenpairs_match_dsygvd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
