@@ -93,7 +93,9 @@ static int dfr_setup(sb_case *c)
     d->backend = c->backend;
     /* Every matrix here is one symmetry's block (dimension at most 2 bsize_max): BLAS threads
      * would add only a fork and a join to each call, and the batched engine's candidates call
-     * it side by side from their own threads. One thread a call for the whole case. */
+     * it side by side from their own threads. One thread a call for the whole case: this holds
+     * OpenBLAS's pthread build to it; the OpenMP build follows OpenMP's count at every call,
+     * which the SCF steps lower around themselves (scf.c). */
     d->blas_threads = openblas_get_num_threads();
     blas_threads_set(1);
     switch (c->backend) {
