@@ -144,7 +144,6 @@ struct dfr_scf_run {
     double Eold;
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
     lapack_int *isuppz; /* occupied_eig's dsyevr */
-    int eig_full;       /* SB_DFR_EIG=dsygvd: every eigenpair, always (occupied_eig) */
     const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
     const double *guess;  /* dfr_scf_guess: the first density step's weighted density */
     unsigned char *pad;   /* per function: padding (dfr_fun_is_pad) */
@@ -171,8 +170,6 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
     *out = st;
     if (!st) return SB_EXIT_RUNTIME;
     st->a = a, st->y = y, st->o = o, st->g = g, st->verbose = verbose;
-    const char *eig = getenv("SB_DFR_EIG");
-    st->eig_full = eig && !strcmp(eig, "dsygvd");
     const int dirac = st->dirac = o->ham == DFR_DIRAC;
     const double c = o->c;
     layout *L = &st->L;
@@ -245,12 +242,12 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
  * column k of A); the others are not computed. dsygvd computes all d of them, and their
  * tridiagonal eigen-solve and back-transformation are most of its time at these sizes.
  * Returns 0 where the caller must run dsygvd instead: the positronic count is not exactly N
- * (the check then needs every eigenvalue), or SB_DFR_EIG=dsygvd asks for it (to compare). */
+ * (the check then needs every eigenvalue), or the options ask for every eigenpair (eig_all). */
 static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, double *A, double *w, int *info)
 {
-    const int dirac = st->dirac, full = st->eig_full;
+    const int dirac = st->dirac;
     const int il = dirac ? first : 1, iu = first + (nocc > 0 ? nocc : 1); /* 1-based */
-    if (full || iu > d || il < 1) return 0;
+    if (st->o->eig_all || iu > d || il < 1) return 0;
     const double *Lc = st->Lf + st->L.foff[s];
     double *Z = st->B;
     lapack_int m = 0, *isuppz = st->isuppz;
@@ -266,11 +263,9 @@ static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, doub
     if (dirac) { /* exactly `first` below -c^2: the lowest computed one below, the next not */
         const double c2 = st->o->c * st->o->c;
         if (!(w[il - 1] < -c2 && (il >= d || w[il] >= -c2))) return 0;
-        for (int e = 0; e < d; ++e)
-            if (e < il - 1 || e > iu - 1) w[e] = e < il - 1 ? -INFINITY : INFINITY;
-    } else {
-        for (int e = iu; e < d; ++e) w[e] = INFINITY;
     }
+    for (int e = 0; e < il - 1; ++e) w[e] = -INFINITY; /* uncomputed: below and above the range */
+    for (int e = iu; e < d; ++e) w[e] = INFINITY;
     /* C = L^-T Z */
     *info = (int)LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', d, m, Lc, d, Z, d);
     if (*info) return 1;
