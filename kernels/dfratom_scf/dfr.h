@@ -77,8 +77,8 @@ typedef struct {
     int maxit;
     double conv_e, conv_ll, conv_ls, conv_ss;
     int diis;                     /* DIIS subspace (0: damping only) */
-    int eig_all;                  /* host eigen-solves: every eigenpair (dsygvd), not only those
-                                     the density needs (SB_DFR_EIG=dsygvd, to compare) */
+    int eig_occupied;             /* host eigen-solves: only the eigenpairs the density needs
+                                     (SB_DFR_EIG=dsyevr), not every one (dsygvd, the default) */
 } dfr_scf_opts;
 
 /* Two-electron part of the Fock matrices: G = J - K for every symmetry from the

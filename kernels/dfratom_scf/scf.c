@@ -241,25 +241,22 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
  * the vectors transformed back. Eigenvalue k and vector k land where dsygvd puts them (w[k],
  * column k of A); the others are not computed. dsygvd computes all d of them, and their
  * tridiagonal eigen-solve and back-transformation are most of its time at these sizes.
- * Returns 0 where the caller must run dsygvd instead: the positronic count is not exactly N
- * (the check then needs every eigenvalue), or the options ask for every eigenpair (eig_all). */
-static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, double *A, double *w, int *info)
+ * Used only where the options ask for it (eig_occupied). Returns 0 where the caller must run
+ * dsygvd instead: the positronic count is not exactly N (the check then needs every
+ * eigenvalue), or dsygst or dsyevr fails or finds fewer eigenpairs than asked (dsygvd then
+ * decides whether the basis is at fault). */
+static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, double *A, double *w)
 {
     const int dirac = st->dirac;
     const int il = dirac ? first : 1, iu = first + (nocc > 0 ? nocc : 1); /* 1-based */
-    if (st->o->eig_all || iu > d || il < 1) return 0;
+    if (!st->o->eig_occupied || iu > d || il < 1) return 0;
     const double *Lc = st->Lf + st->L.foff[s];
     double *Z = st->B;
     lapack_int m = 0, *isuppz = st->isuppz;
-    *info = (int)LAPACKE_dsygst(LAPACK_COL_MAJOR, 1, 'L', d, A, d, Lc, d);
-    if (*info) return 1;
-    *info = (int)LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'L', d, A, d, 0.0, 0.0, il, iu, 0.0, &m, w + il - 1, Z, d,
-                                isuppz);
-    if (*info) return 1;
-    if (m != iu - il + 1) {
-        *info = -1000;
-        return 1;
-    }
+    if (LAPACKE_dsygst(LAPACK_COL_MAJOR, 1, 'L', d, A, d, Lc, d)) return 0;
+    if (LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'L', d, A, d, 0.0, 0.0, il, iu, 0.0, &m, w + il - 1, Z, d, isuppz) ||
+        m != iu - il + 1)
+        return 0;
     if (dirac) { /* exactly `first` below -c^2: the lowest computed one below, the next not */
         const double c2 = st->o->c * st->o->c;
         if (!(w[il - 1] < -c2 && (il >= d || w[il] >= -c2))) return 0;
@@ -267,8 +264,7 @@ static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, doub
     for (int e = 0; e < il - 1; ++e) w[e] = -INFINITY; /* uncomputed: below and above the range */
     for (int e = iu; e < d; ++e) w[e] = INFINITY;
     /* C = L^-T Z */
-    *info = (int)LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', d, m, Lc, d, Z, d);
-    if (*info) return 1;
+    if (LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', d, m, Lc, d, Z, d)) return 0;
     memcpy(A + (long)(il - 1) * d, Z, sizeof(double) * d * (size_t)m);
     return 1;
 }
@@ -313,7 +309,7 @@ static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_buil
             st->given_C[s] = st->given_w[s] = NULL;
         } else if (g && g->eig) {
             if ((rc = g->eig(g->eig_priv, d, A, st->B, w, &info))) return rc;
-        } else if (!occupied_eig(st, s, d, first, a->nocc[s], A, w, &info)) { /* it may have used both */
+        } else if (!occupied_eig(st, s, d, first, a->nocc[s], A, w)) { /* it may have used both */
             memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
             memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
             info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, st->B, d, w);

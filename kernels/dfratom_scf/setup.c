@@ -251,11 +251,13 @@ int dfr_case_parse(sb_params *p, dfr_case *d)
     o->maxit = (int)maxit;
     o->diis = (int)diis;
     const char *eig_env = getenv("SB_DFR_EIG");
-    if (eig_env && *eig_env && strcmp(eig_env, "dsygvd")) {
-        sb_error("dfratom_scf: SB_DFR_EIG=%s; accepted: dsygvd (every eigenpair), or unset", eig_env);
+    if (eig_env && *eig_env && strcmp(eig_env, "dsygvd") && strcmp(eig_env, "dsyevr")) {
+        sb_error("dfratom_scf: SB_DFR_EIG=%s; accepted: dsygvd (every eigenpair, the default), dsyevr (only the "
+                 "occupied ones), or unset",
+                 eig_env);
         return SB_EXIT_USAGE;
     }
-    o->eig_all = eig_env && *eig_env;
+    o->eig_occupied = eig_env && !strcmp(eig_env, "dsyevr");
     o->conv_ll = 1e-8;
     o->conv_ls = 1e-10;
     o->conv_ss = 1e-12;
