@@ -33,14 +33,24 @@ static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const d
     o->bad_spectrum[j] = bad != 0;
 }
 
+/* An SCF that ran to maxit without converging: its Fock builds are those a round waits for */
+static void count_maxit(dfr_batch_out *a, const dfr_result *r, int maxit)
+{
+    if (r->converged || r->iterations < maxit) return;
+    a->maxit_scfs++;
+    a->maxit_builds += r->fock_builds;
+}
+
 /* Candidates w[0 .. n) one after another, each a direct SCF in its own basis; outcomes at o[obase + i] */
 static int eval_sequential(dfr_case *d, const dfr_wtbs *w, int n, dfr_batch_out *o, int obase, dfr_warm *warm)
 {
     for (int i = 0; i < n; ++i) {
         dfr_result r;
+        memset(&r, 0, sizeof r); /* left as it is where the basis cannot be built */
         double e = dfr_candidate_energy(d, &w[i], &r, warm ? &warm[i] : NULL);
         record(o, obase + i, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d, &d->y);
         o->fock_builds += r.fock_builds;
+        count_maxit(o, &r, d->o.maxit);
         sb_progress("dfratom_scf batch (sequential): candidate %d of %d", i + 1, n);
     }
     /* dfr_candidate_energy left the last candidate's basis in the case: restore the case's own */
@@ -186,6 +196,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
         if (warm) warm[c].valid = !k->rc[c] && r.converged;
         record(o, obase + c, k->rc[c], &r, d, ys);
         a->fock_builds += r.fock_builds;
+        if (!k->rc[c]) count_maxit(a, &r, d->o.maxit);
     }
     return rc;
 }
@@ -311,8 +322,9 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
         dfr_batch_out *a = &k[l].acc;
         o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;
         o->fock_builds += a->fock_builds, o->tabulated += a->tabulated;
+        o->maxit_scfs += a->maxit_scfs, o->maxit_builds += a->maxit_builds;
         a->t_host = a->t_tensor = a->t_contract = a->t_eig = 0.0;
-        a->fock_builds = a->tabulated = 0;
+        a->fock_builds = a->tabulated = a->maxit_scfs = a->maxit_builds = 0;
     }
     return rc;
 }
@@ -341,7 +353,7 @@ int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w
 /* Candidates j0 .. j0+n-1: the case's basis moved by bsopt's start offsets */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
 {
-    o->fock_builds = 0;
+    o->fock_builds = o->maxit_scfs = o->maxit_builds = 0;
     o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
     o->chunk = 1;
     o->tabulated = 0, o->table_per = 0;

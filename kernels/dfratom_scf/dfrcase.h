@@ -28,6 +28,7 @@ typedef struct {
     int *iters, *bad_spectrum;
     double *ratio;        /* DFR_HIST convergence ratios per candidate (dfr_result.conv_ratio) */
     int fock_builds, chunk;
+    int maxit_scfs, maxit_builds; /* SCFs stopped at maxit unconverged, and their Fock builds */
     int tabulated;        /* candidates whose tensors were read from an elementary-integral table */
     long table_per;       /* that table's integrals per candidate */
     double t_host, t_tensor, t_contract; /* seconds: SCF host steps, tensors, contractions */
@@ -67,6 +68,7 @@ typedef struct {
     int ref_kind;         /* DFR_REF_LIMIT, LARGE or VALUE */
     dfr_wtbs start, final;
     int scfs, rounds, failed_scfs, fock_builds;
+    int maxit_scfs, maxit_builds; /* of fock_builds, those of SCFs stopped at maxit unconverged */
     double seconds, t_tensor, t_contract, t_host, t_eig;
     int step_chosen[DFR_BSIZE_STEPS];         /* size chosen at each step (-1: not run) */
     int step_cands[DFR_BSIZE_STEPS];

@@ -345,6 +345,41 @@ static void occupied_eigenpairs_match_dsygvd(void **state)
     }
 }
 
+/* SCFs stopped at maxit unconverged are counted with their Fock builds, by both engines: a
+ * batch of Ne candidates held to 3 iterations (none converges) and then to the default (all do) */
+static void maxit_scfs_counted(void **state)
+{
+    (void)state;
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = 8;
+    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "3"};
+    for (int i = 0; i < 6; i += 2, p.nkv++) strcpy(p.kv[p.nkv].key, kv[i]), strcpy(p.kv[p.nkv].value, kv[i + 1]);
+    for (int engine = DFR_ENGINE_BATCHED; engine <= DFR_ENGINE_SEQUENTIAL; ++engine) {
+        for (int maxit = 3; maxit <= 100; maxit += 97) {
+            dfr_case d;
+            memset(&d, 0, sizeof d);
+            d.backend = SB_BACKEND_OPENMP_SIMD;
+            d.ops = &dfr_ops_openmp_simd;
+            assert_int_equal(dfr_case_parse(&p, &d), SB_OK);
+            d.o.maxit = maxit;
+            assert_int_equal(dfr_builder_init(&d, &d.g), SB_OK);
+            dfr_batch_out o;
+            assert_int_equal(dfr_batch_out_alloc(&o, 3), SB_OK);
+            assert_int_equal(dfr_batch_eval(&d, engine, 0, 3, &o), SB_OK);
+            int conv = 0;
+            for (int j = 0; j < 3; ++j) conv += isfinite(o.energy[j]);
+            assert_int_equal(conv, maxit == 3 ? 0 : 3);
+            assert_int_equal(o.maxit_scfs, maxit == 3 ? 3 : 0);
+            assert_int_equal(o.maxit_builds, maxit == 3 ? 9 : 0);
+            dfr_batch_out_free(&o);
+            dfr_builder_free(&d, &d.g);
+            free(d.f);
+            free(d.Dfinal);
+        }
+    }
+}
+
 /* The case runs BLAS on one thread and gives back both counts as it found them: OpenBLAS's
  * OpenMP build sets OpenMP's count with its own, which must not leak into the case's parallel
  * regions or out of it */
@@ -373,6 +408,7 @@ int main(void)
         cmocka_unit_test(bsopt_scan_starts_from_best), cmocka_unit_test(dirac_1s_exact), cmocka_unit_test(c_range),
         cmocka_unit_test(auto_beta_from_alpha), cmocka_unit_test(thread_counts_kept),
         cmocka_unit_test(occupied_eigenpairs_match_dsygvd),
+        cmocka_unit_test(maxit_scfs_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
