@@ -276,11 +276,20 @@ static int opt_round(bz_opt *p, int m)
         if (levels < 3) omp_set_max_active_levels(levels);
         for (int g = 0; g < p->G && !rc; ++g) rc = p->grc[g];
     }
+    /* a group's batch iterates until its slowest SCF ends; side by side, the round waits for
+     * the slowest group, one after another for every group; the sequential engine for every SCF */
+    const int serial = z->engine == DFR_ENGINE_SEQUENTIAL;
+    int gmax[64] = {0}, crit = 0;
     for (int k = 0; k < m; ++k) {
         if (p->it[k] < 0) continue;
         const double items = p->c[p->idx[k]].rint * p->it[k];
         z->r->items += items, z->r->rank_items += items, z->r->scfs++;
+        const int g = p->c[p->idx[k]].group;
+        if (serial) crit += p->it[k];
+        else if (g >= 0 && g < 64 && p->it[k] > gmax[g]) gmax[g] = p->it[k];
     }
+    for (int g = 0; g < p->G && g < 64; ++g) crit = p->side_by_side ? (gmax[g] > crit ? gmax[g] : crit) : crit + gmax[g];
+    z->r->critical_iters += crit;
     return rc;
 }
 
@@ -596,6 +605,7 @@ int dfr_bsize(dfr_case *d)
     sb_mpi_sum(builds, 3);
     r->fock_builds = (int)builds[0], r->rounds = sb_mpi_max_int(r->rounds);
     r->maxit_scfs = (int)builds[1], r->maxit_builds = (int)builds[2];
+    r->critical_iters = sb_mpi_max_int(r->critical_iters); /* ranks run their rounds together */
     say(&z, "final basis: %s, alpha %.12g beta %.12g gamma %.8g delta %.8g (K = %d): E = %.10f Eh, error %.2e "
             "(tolerance %.3g); %d SCFs in %d rounds, %.1f s\n", ranges(&z, &cur, rb, sizeof rb), cur.alpha, cur.beta,
         cur.gamma, cur.delta, cur.K, ecur, r->err_rel, bo->tol, r->scfs, r->rounds, r->seconds);

@@ -69,6 +69,7 @@ typedef struct {
     dfr_wtbs start, final;
     int scfs, rounds, failed_scfs, fock_builds;
     int maxit_scfs, maxit_builds; /* of fock_builds, those of SCFs stopped at maxit unconverged */
+    int critical_iters;   /* over rounds: the SCF iterations a round waits for (its slowest group) */
     double seconds, t_tensor, t_contract, t_host, t_eig;
     int step_chosen[DFR_BSIZE_STEPS];         /* size chosen at each step (-1: not run) */
     int step_cands[DFR_BSIZE_STEPS];

@@ -237,6 +237,7 @@ static int bsize_counters(sb_case *c, dfr_case *d)
     sb_counter_set(cs, "bsize_fock_builds", b->fock_builds, "1");
     sb_counter_set(cs, "bsize_maxit_scfs", b->maxit_scfs, "1");
     sb_counter_set(cs, "bsize_maxit_fock_builds", b->maxit_builds, "1");
+    sb_counter_set(cs, "bsize_critical_iterations", b->critical_iters, "1");
     sb_counter_set(cs, "bsize_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");
     sb_counter_set(cs, "bsize_groups_side_by_side", d->engine == DFR_ENGINE_BATCHED && d->bz.side, "1");
     if (d->engine == DFR_ENGINE_BATCHED) {

@@ -195,6 +195,13 @@ static void helium_workflow(void **state)
     print_message("  He: batched %.12f Eh, one at a time %.12f Eh\n", e, dfr_counter(&q.counters, "bsize_energy"));
     assert_true(fabs(dfr_counter(&q.counters, "bsize_energy") - e) <= 0.2 * 8e-6 * fabs(e));
     assert_true(dfr_counter(&q.counters, "bsize_engine_sequential") == 1.0);
+    /* the iterations a round waits for: one candidate at a time, every SCF's (an iteration is a
+     * Fock build); batched, a round's slowest group's, so fewer than its SCFs' together */
+    const double cq = dfr_counter(&q.counters, "bsize_critical_iterations");
+    const double cr = dfr_counter(&r.counters, "bsize_critical_iterations");
+    assert_true(cq == dfr_counter(&q.counters, "bsize_fock_builds"));
+    assert_true(cr >= dfr_counter(&r.counters, "bsize_rounds") && cr < dfr_counter(&r.counters, "bsize_fock_builds"));
+    assert_true(dfr_counter(&r.counters, "bsize_maxit_scfs") == 0.0); /* He converges */
     sb_result_free(&r), sb_result_free(&s), sb_result_free(&q);
     remove(he_file);
 }
