@@ -77,6 +77,7 @@ typedef struct {
     dfr_fun *f;            /* Bmax x nf */
     dfr_scf_run **st;
     int *live, *rc;
+    int *nblk, *brc;       /* a candidate's density blocks this iteration, and each block's outcome */
     double **G;
     double *T, *x, *yv;    /* T: host backends only */
     void *gpu;
@@ -152,12 +153,33 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
             ts[0] = sb_clock_seconds();
         }
         if (rc) break;
+        /* the density step with every live candidate's symmetry blocks solved side by side, the
+         * largest (s = 0) first: a round waits for its slowest candidate, whose blocks would
+         * otherwise run one after another on one thread while others idle */
 #pragma omp for schedule(dynamic, 1)
         for (int c = 0; c < B; ++c) {
+            k->nblk[c] = 0;
             if (!k->live[c]) continue;
             const double *Dw;
-            if ((k->rc[c] = dfr_scf_density(k->st[c], &Dw, &k->G[c]))) k->live[c] = 0;
-            else if (Dw) dfr_tshape_gather(t, ys, Dw, k->x + (long)c * t->xlen);
+            k->nblk[c] = dfr_scf_density_begin(k->st[c], &Dw, &k->G[c]);
+            if (!k->nblk[c] && Dw) dfr_tshape_gather(t, ys, Dw, k->x + (long)c * t->xlen);
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < ys->ns * B; ++i) {
+            const int s = i / B, c = i % B;
+            k->brc[(long)c * DFR_NSYM + s] = s < k->nblk[c] ? dfr_scf_density_block(k->st[c], s) : SB_OK;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int c = 0; c < B; ++c) {
+            if (!k->nblk[c]) continue;
+            for (int s = 0; s < k->nblk[c] && !k->rc[c]; ++s) k->rc[c] = k->brc[(long)c * DFR_NSYM + s];
+            if (k->rc[c]) {
+                k->live[c] = 0;
+                continue;
+            }
+            const double *Dw;
+            dfr_scf_density_end(k->st[c], &Dw, &k->G[c]);
+            if (Dw) dfr_tshape_gather(t, ys, Dw, k->x + (long)c * t->xlen);
         }
 #pragma omp single
         {
@@ -209,10 +231,11 @@ static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, const d
     k->f = calloc((size_t)B * y->nf, sizeof *k->f);
     k->st = calloc(B, sizeof *k->st);
     k->live = calloc(B, sizeof *k->live), k->rc = calloc(B, sizeof *k->rc);
+    k->nblk = calloc(B, sizeof *k->nblk), k->brc = calloc((size_t)B * DFR_NSYM, sizeof *k->brc);
     k->G = calloc(B, sizeof *k->G);
     k->x = calloc((size_t)B * t->xlen, sizeof(double)), k->yv = calloc((size_t)B * t->ylen, sizeof(double));
     if (!gpu) k->T = malloc(sizeof(double) * (size_t)B * t->per);
-    int bad = !k->f || !k->st || !k->live || !k->rc || !k->G || !k->x || !k->yv || (!gpu && !k->T);
+    int bad = !k->f || !k->st || !k->live || !k->rc || !k->nblk || !k->brc || !k->G || !k->x || !k->yv || (!gpu && !k->T);
     if (gpu && d->eig_gpu) {
         const int m = d->o.ham == DFR_DIRAC ? 2 : 1;
         size_t maxdd = 0;
@@ -236,7 +259,7 @@ static int chunk_alloc(chunk *k, const dfr_case *d, const dfr_tshape *t, const d
 static void chunk_free(chunk *k)
 {
     if (k->gpu) k->d->ops->batch_destroy(k->gpu);
-    free(k->f), free(k->st), free(k->live), free(k->rc), free(k->G), free(k->x), free(k->yv), free(k->T);
+    free(k->f), free(k->st), free(k->live), free(k->rc), free(k->nblk), free(k->brc), free(k->G), free(k->x), free(k->yv), free(k->T);
     for (int s = 0; s < DFR_NSYM; ++s) free(k->eF[s]), free(k->eW[s]);
     free(k->eL), free(k->eidx);
 }

@@ -175,6 +175,14 @@ typedef struct dfr_scf_run dfr_scf_run;
 int dfr_scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, const dfr_scf_opts *o,
                   const dfr_gbuild *g, int verbose, dfr_scf_run **st);
 int dfr_scf_density(dfr_scf_run *st, const double **Dw, double **G);
+/* dfr_scf_density in parts, for a caller that solves a candidate's symmetry blocks on threads
+ * of their own: _begin returns the number of blocks to run (0: the step is done, Dw and G
+ * set), then _block for each s in 0 .. that - 1, in any order and at once, each SB_OK or an
+ * error after one line; if every one is SB_OK, _end sets Dw and G. The results are those of
+ * dfr_scf_density, bit for bit. */
+int dfr_scf_density_begin(dfr_scf_run *st, const double **Dw, double **G);
+int dfr_scf_density_block(dfr_scf_run *st, int s);
+void dfr_scf_density_end(dfr_scf_run *st, const double **Dw, double **G);
 int dfr_scf_fock(dfr_scf_run *st, int *done);
 /* The eigenproblem F C = M C e of symmetry s that the next density step solves: F and the
  * lower Cholesky factor L of M (column-major, d x d; returns d). A caller that solved it

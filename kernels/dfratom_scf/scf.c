@@ -142,8 +142,13 @@ struct dfr_scf_run {
     long psize;
     int dirac, it, m_diis, verbose;
     double Eold;
-    double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf, *A, *B, *w;
+    double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf;
+    /* the density step's workspace, a slice per symmetry block (A, B at foff, w at woff,
+     * isuppz at 2 woff) so that the blocks may be solved on threads of their own */
+    double *A, *B, *w;
     lapack_int *isuppz; /* occupied_eig's dsyevr */
+    long woff[DFR_NSYM];
+    double blk_teig[DFR_NSYM], blk_pad[DFR_NSYM], blk_minocc[DFR_NSYM]; /* per block, combined in order */
     const double *given_w[DFR_NSYM], *given_C[DFR_NSYM]; /* dfr_scf_eig_given, for one density step */
     const double *guess;  /* dfr_scf_guess: the first density step's weighted density */
     unsigned char *pad;   /* per function: padding (dfr_fun_is_pad) */
@@ -175,17 +180,18 @@ static int scf_begin(const dfr_atom *a, const dfr_sym *y, const dfr_fun *f, cons
     layout *L = &st->L;
     make_layout(y, dirac, L);
     long psize = st->psize = dfr_set_size(y);
-    int maxd = 0;
-    for (int s = 0; s < y->ns; ++s) maxd = L->dim[s] > maxd ? L->dim[s] : maxd;
+    long wsize = 0;
+    for (int s = 0; s < y->ns; ++s) st->woff[s] = wsize, wsize += L->dim[s];
     double **packed[] = {&st->S, &st->V, &st->H, &st->K, &st->G, &st->D, &st->Dw, &st->Dold};
     double **full[] = {&st->Hf, &st->Mf, &st->Ff, &st->Df, &st->Ef, &st->tmp, &st->Lf};
     for (unsigned i = 0; i < sizeof packed / sizeof *packed; ++i)
         if (!(*packed[i] = calloc(psize, sizeof(double)))) return SB_EXIT_RUNTIME;
     for (unsigned i = 0; i < sizeof full / sizeof *full; ++i)
         if (!(*full[i] = calloc(L->fsize, sizeof(double)))) return SB_EXIT_RUNTIME;
-    st->A = malloc(sizeof(double) * maxd * maxd), st->B = malloc(sizeof(double) * maxd * maxd);
-    st->w = malloc(sizeof(double) * maxd);
-    st->isuppz = malloc(sizeof(lapack_int) * 2 * (maxd > 0 ? maxd : 1));
+    st->A = malloc(sizeof(double) * (L->fsize > 0 ? L->fsize : 1));
+    st->B = malloc(sizeof(double) * (L->fsize > 0 ? L->fsize : 1));
+    st->w = malloc(sizeof(double) * (wsize > 0 ? wsize : 1));
+    st->isuppz = malloc(sizeof(lapack_int) * 2 * (wsize > 0 ? wsize : 1));
     if (!st->A || !st->B || !st->w || !st->isuppz) return SB_EXIT_RUNTIME;
     if (!(st->pad = malloc(y->nf > 0 ? y->nf : 1))) return SB_EXIT_RUNTIME;
     for (int i = 0; i < y->nf; ++i) st->pad[i] = (unsigned char)dfr_fun_is_pad(&f[i]);
@@ -251,8 +257,8 @@ static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, doub
     const int il = dirac ? first : 1, iu = first + (nocc > 0 ? nocc : 1); /* 1-based */
     if (!st->o->eig_occupied || iu > d || il < 1) return 0;
     const double *Lc = st->Lf + st->L.foff[s];
-    double *Z = st->B;
-    lapack_int m = 0, *isuppz = st->isuppz;
+    double *Z = st->B + st->L.foff[s];
+    lapack_int m = 0, *isuppz = st->isuppz + 2 * st->woff[s];
     if (LAPACKE_dsygst(LAPACK_COL_MAJOR, 1, 'L', d, A, d, Lc, d)) return 0;
     if (LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'L', d, A, d, 0.0, 0.0, il, iu, 0.0, &m, w + il - 1, Z, d, isuppz) ||
         m != iu - il + 1)
@@ -269,18 +275,15 @@ static int occupied_eig(dfr_scf_run *st, int s, int d, int first, int nocc, doub
     return 1;
 }
 
-static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
+/* The density step in three parts: begin (1 where the given guess density ends the step),
+ * one call per symmetry block, which touch only that block's slices and may run at once, and
+ * end, which combines the blocks' results in block order. */
+static int density_begin(dfr_scf_run *st, const double **Dw_build, double **G_build)
 {
     const dfr_atom *a = st->a;
     const dfr_sym *y = st->y;
-    const dfr_gbuild *g = st->g;
-    const layout *L = &st->L;
-    const int dirac = st->dirac, it = ++st->it;
-    const double c = st->o->c;
-    dfr_result *r = &st->r;
-    double *D = st->D, *A = st->A, *w = st->w;
-    int rc = SB_OK;
-    /* diagonalise, occupy, densities */
+    double *D = st->D;
+    ++st->it;
     memcpy(st->Dold, D, sizeof(double) * st->psize);
     if (st->guess) { /* the given density instead of the core Hamiltonian's orbitals */
         for (int s = 0; s < y->ns; ++s) {
@@ -292,65 +295,100 @@ static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_buil
         memset(st->G, 0, sizeof(double) * st->psize);
         *Dw_build = a->one_electron ? NULL : st->Dw;
         *G_build = st->G;
-        return SB_OK;
+        return 1;
     }
     memset(D, 0, sizeof(double) * st->psize);
+    return 0;
+}
+
+/* Diagonalise block s, occupy, and its density */
+static int density_block(dfr_scf_run *st, int s)
+{
+    const dfr_atom *a = st->a;
+    const dfr_sym *y = st->y;
+    const dfr_gbuild *g = st->g;
+    const layout *L = &st->L;
+    const int dirac = st->dirac, it = st->it;
+    const double c = st->o->c;
+    dfr_result *r = &st->r;
+    double *D = st->D, *A = st->A + L->foff[s], *B = st->B + L->foff[s], *w = st->w + st->woff[s];
+    int rc = SB_OK;
+    const int d = L->dim[s], N = y->n[s], first = dirac ? N : 0;
+    st->blk_teig[s] = 0.0, st->blk_pad[s] = 0.0, st->blk_minocc[s] = 0.0;
+    memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
+    memcpy(B, st->Mf + L->foff[s], sizeof(double) * d * d);
+    int info = 0;
+    double t0 = sb_clock_seconds();
+    if (st->given_C[s]) {
+        memcpy(A, st->given_C[s], sizeof(double) * d * d);
+        memcpy(w, st->given_w[s], sizeof(double) * d);
+        st->given_C[s] = st->given_w[s] = NULL;
+    } else if (g && g->eig) {
+        if ((rc = g->eig(g->eig_priv, d, A, B, w, &info))) return rc;
+    } else if (!occupied_eig(st, s, d, first, a->nocc[s], A, w)) { /* it may have used both */
+        memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
+        memcpy(B, st->Mf + L->foff[s], sizeof(double) * d * d);
+        info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, B, d, w);
+    }
+    st->blk_teig[s] = sb_clock_seconds() - t0;
+    if (info != 0) {
+        sb_error("dfratom_scf: %s failed (info %d) for kappa=%d at iteration %d: the basis is "
+                 "numerically linearly dependent or the Fock matrix is not finite",
+                 g && g->eig ? "cusolverDnDsygvd" : "dsygvd", info, dfr_kappa[s], it);
+        return SB_EXIT_RUNTIME;
+    }
+    r->below_minus_c2[s] = 0;
+    for (int e = 0; e < d; ++e) r->below_minus_c2[s] += dirac && w[e] < -c * c;
+    if (first + a->nocc[s] > d) {
+        sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d", dfr_kappa[s], a->nocc[s],
+                 N);
+        return SB_EXIT_USAGE;
+    }
+    long NN = (long)N * N, m = y->moff[s];
+    for (int b = 0; b < a->nocc[s]; ++b) {
+        const double *cv = A + (long)(first + b) * d;
+        double pad = 0.0;
+        for (int i = 0; i < N; ++i)
+            if (st->pad[y->fun0[s] + i]) pad += cv[i] * cv[i] + (dirac ? cv[N + i] * cv[N + i] : 0.0);
+        st->blk_pad[s] = fmax(st->blk_pad[s], pad);
+        if (b < 8) r->eps[s][b] = w[first + b];
+        if (w[first + b] < st->blk_minocc[s]) st->blk_minocc[s] = w[first + b];
+        for (int j = 0; j < N; ++j)
+            for (int i = 0; i < N; ++i) {
+                D[m + i + j * N] += cv[i] * cv[j];
+                if (!dirac) continue;
+                D[m + NN + i + j * N] += cv[i] * cv[N + j];
+                D[m + 2 * NN + i + j * N] += cv[N + i] * cv[N + j];
+            }
+    }
+    double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
+    for (long e = 0; e < 3 * NN; ++e) st->Dw[m + e] = q * D[m + e];
+    return SB_OK;
+}
+
+static void density_end(dfr_scf_run *st, const double **Dw_build, double **G_build)
+{
+    dfr_result *r = &st->r;
     r->min_occ_eps = 0.0;
     st->pad_occ = 0.0;
-    for (int s = 0; s < y->ns; ++s) {
-        int d = L->dim[s], N = y->n[s], first = dirac ? N : 0;
-        memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
-        memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
-        int info = 0;
-        double t0 = sb_clock_seconds();
-        if (st->given_C[s]) {
-            memcpy(A, st->given_C[s], sizeof(double) * d * d);
-            memcpy(w, st->given_w[s], sizeof(double) * d);
-            st->given_C[s] = st->given_w[s] = NULL;
-        } else if (g && g->eig) {
-            if ((rc = g->eig(g->eig_priv, d, A, st->B, w, &info))) return rc;
-        } else if (!occupied_eig(st, s, d, first, a->nocc[s], A, w)) { /* it may have used both */
-            memcpy(A, st->Ff + L->foff[s], sizeof(double) * d * d);
-            memcpy(st->B, st->Mf + L->foff[s], sizeof(double) * d * d);
-            info = (int)LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', d, A, d, st->B, d, w);
-        }
-        r->t_eig += sb_clock_seconds() - t0;
-        if (info != 0) {
-            sb_error("dfratom_scf: %s failed (info %d) for kappa=%d at iteration %d: the basis is "
-                     "numerically linearly dependent or the Fock matrix is not finite",
-                     g && g->eig ? "cusolverDnDsygvd" : "dsygvd", info, dfr_kappa[s], it);
-            return SB_EXIT_RUNTIME;
-        }
-        r->below_minus_c2[s] = 0;
-        for (int e = 0; e < d; ++e) r->below_minus_c2[s] += dirac && w[e] < -c * c;
-        if (first + a->nocc[s] > d) {
-            sb_error("dfratom_scf: kappa=%d needs %d occupied orbitals but the basis has %d", dfr_kappa[s],
-                     a->nocc[s], N);
-            return SB_EXIT_USAGE;
-        }
-        long NN = (long)N * N, m = y->moff[s];
-        for (int b = 0; b < a->nocc[s]; ++b) {
-            const double *cv = A + (long)(first + b) * d;
-            double pad = 0.0;
-            for (int i = 0; i < N; ++i)
-                if (st->pad[y->fun0[s] + i]) pad += cv[i] * cv[i] + (dirac ? cv[N + i] * cv[N + i] : 0.0);
-            st->pad_occ = fmax(st->pad_occ, pad);
-            if (b < 8) r->eps[s][b] = w[first + b];
-            if (w[first + b] < r->min_occ_eps) r->min_occ_eps = w[first + b];
-            for (int j = 0; j < N; ++j)
-                for (int i = 0; i < N; ++i) {
-                    D[m + i + j * N] += cv[i] * cv[j];
-                    if (!dirac) continue;
-                    D[m + NN + i + j * N] += cv[i] * cv[N + j];
-                    D[m + 2 * NN + i + j * N] += cv[N + i] * cv[N + j];
-                }
-        }
-        double q = a->one_electron ? 1.0 : dfr_degeneracy(dfr_kappa[s]);
-        for (long e = 0; e < 3 * NN; ++e) st->Dw[m + e] = q * D[m + e];
+    for (int s = 0; s < st->y->ns; ++s) {
+        r->t_eig += st->blk_teig[s];
+        st->pad_occ = fmax(st->pad_occ, st->blk_pad[s]);
+        if (st->blk_minocc[s] < r->min_occ_eps) r->min_occ_eps = st->blk_minocc[s];
     }
     memset(st->G, 0, sizeof(double) * st->psize);
-    *Dw_build = a->one_electron ? NULL : st->Dw;
+    *Dw_build = st->a->one_electron ? NULL : st->Dw;
     *G_build = st->G;
+}
+
+static int scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
+{
+    if (density_begin(st, Dw_build, G_build)) return SB_OK;
+    for (int s = 0; s < st->y->ns; ++s) {
+        const int rc = density_block(st, s);
+        if (rc) return rc;
+    }
+    density_end(st, Dw_build, G_build);
     return SB_OK;
 }
 
@@ -489,6 +527,24 @@ int dfr_scf_density(dfr_scf_run *st, const double **Dw_build, double **G_build)
     blas_one_end(n);
     return rc;
 }
+
+int dfr_scf_density_begin(dfr_scf_run *st, const double **Dw, double **G)
+{
+    const int n = blas_one_begin();
+    const int more = !density_begin(st, Dw, G);
+    blas_one_end(n);
+    return more ? st->y->ns : 0;
+}
+
+int dfr_scf_density_block(dfr_scf_run *st, int s)
+{
+    const int n = blas_one_begin();
+    const int rc = density_block(st, s);
+    blas_one_end(n);
+    return rc;
+}
+
+void dfr_scf_density_end(dfr_scf_run *st, const double **Dw, double **G) { density_end(st, Dw, G); }
 
 int dfr_scf_fock(dfr_scf_run *st, int *done)
 {

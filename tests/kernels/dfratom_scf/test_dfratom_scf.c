@@ -345,6 +345,45 @@ static void occupied_eigenpairs_match_dsygvd(void **state)
     }
 }
 
+/* The density step in parts (begin, the blocks in any order, end), as the batched engine runs
+ * it, gives dfr_scf_density's densities bit for bit: two SCFs of Kr (Dirac, five symmetries)
+ * in lockstep, one solving its blocks last to first */
+static void density_blocks_match(void **state)
+{
+    (void)state;
+    static dfr_small t;
+    dfr_small_build(&t, "Kr", 0, 12, 0.2, 2.5, DFR_DIRAC, DFR_NUC_GAUSS);
+    dfr_gbuild g;
+    assert_int_equal(dfr_gbuild_init(&g, &t.y, t.f, 1), SB_OK);
+    g.build = dfr_g_openmp;
+    dfr_scf_run *st[2];
+    for (int i = 0; i < 2; ++i) assert_int_equal(dfr_scf_begin(&t.a, &t.y, t.f, &t.o, NULL, 0, &st[i]), SB_OK);
+    const long n = dfr_set_size(&t.y);
+    int done[2] = {0, 0}, iters = 0;
+    while (!done[0]) {
+        const double *Dw[2];
+        double *G[2];
+        assert_int_equal(dfr_scf_density(st[0], &Dw[0], &G[0]), SB_OK);
+        const int nb = dfr_scf_density_begin(st[1], &Dw[1], &G[1]);
+        assert_int_equal(nb, t.y.ns); /* no guess given: every step solves */
+        for (int s = nb - 1; s >= 0; --s) assert_int_equal(dfr_scf_density_block(st[1], s), SB_OK);
+        dfr_scf_density_end(st[1], &Dw[1], &G[1]);
+        assert_memory_equal(Dw[0], Dw[1], sizeof(double) * (size_t)n);
+        for (int i = 0; i < 2; ++i) {
+            assert_int_equal(g.build(&g, Dw[i], G[i]), SB_OK);
+            assert_int_equal(dfr_scf_fock(st[i], &done[i]), SB_OK);
+        }
+        assert_int_equal(done[0], done[1]);
+        ++iters;
+    }
+    dfr_result r[2];
+    for (int i = 0; i < 2; ++i) dfr_scf_end(st[i], &r[i], NULL);
+    assert_true(r[0].converged && iters > 5);
+    assert_memory_equal(&r[0].energy, &r[1].energy, sizeof(double));
+    assert_memory_equal(&r[0].min_occ_eps, &r[1].min_occ_eps, sizeof(double));
+    dfr_gbuild_free(&g);
+}
+
 /* SCFs stopped at maxit unconverged are counted with their Fock builds, by both engines: a
  * batch of Ne candidates held to 3 iterations (none converges) and then to the default (all do) */
 static void maxit_scfs_counted(void **state)
@@ -409,6 +448,7 @@ int main(void)
         cmocka_unit_test(auto_beta_from_alpha), cmocka_unit_test(thread_counts_kept),
         cmocka_unit_test(occupied_eigenpairs_match_dsygvd),
         cmocka_unit_test(maxit_scfs_counted),
+        cmocka_unit_test(density_blocks_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
