@@ -63,6 +63,7 @@ static double trace_set(const dfr_sym *y, const double *D, const double *A)
 typedef struct {
     int n, next;
     double *F[DIIS_MAX], *E[DIIS_MAX];
+    double dot[DIIS_MAX][DIIS_MAX]; /* E[i] . E[j] by slot: each vector's dots are taken once */
 } diis;
 
 /* Pulay's extrapolation over the last m Fock sets; error FDM - MDF per symmetry */
@@ -77,17 +78,19 @@ static void diis_step(diis *d, int m, long size, double *F, const double *err)
     memcpy(d->E[slot], err, sizeof(double) * size);
     d->next++;
     if (d->n < m) d->n++;
+    for (int a = 0; a < d->n; ++a) { /* the new vector against every kept one (and itself) */
+        const int j = (d->next - d->n + a) % m;
+        double dot = 0.0;
+        for (long e = 0; e < size; ++e) dot += d->E[j][e] * d->E[slot][e];
+        d->dot[slot][j] = d->dot[j][slot] = dot;
+    }
     for (int n = d->n; n >= 2; --n) { /* drop the oldest vectors while the system is singular */
         double B[(DIIS_MAX + 1) * (DIIS_MAX + 1)], rhs[DIIS_MAX + 1];
         lapack_int ipiv[DIIS_MAX + 1];
         int idx[DIIS_MAX];
         for (int a = 0; a < n; ++a) idx[a] = (d->next - n + a) % m;
         for (int a = 0; a < n; ++a) {
-            for (int b = 0; b <= a; ++b) {
-                double dot = 0.0;
-                for (long e = 0; e < size; ++e) dot += d->E[idx[a]][e] * d->E[idx[b]][e];
-                B[a + b * (n + 1)] = B[b + a * (n + 1)] = dot;
-            }
+            for (int b = 0; b <= a; ++b) B[a + b * (n + 1)] = B[b + a * (n + 1)] = d->dot[idx[a]][idx[b]];
             B[a + n * (n + 1)] = B[n + a * (n + 1)] = -1.0;
             rhs[a] = 0.0;
         }
