@@ -194,12 +194,24 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
         }
 #pragma omp single
         ts[2] = sb_clock_seconds(), live = 0;
-#pragma omp for schedule(dynamic, 1) reduction(+ : live)
+        /* the Fock step likewise: each candidate's DIIS errors block by block, side by side */
+#pragma omp for schedule(dynamic, 1)
         for (int c = 0; c < B; ++c) {
+            k->nblk[c] = 0;
             if (!k->live[c]) continue;
             int done = 0;
             if (!d->atom.one_electron) dfr_tshape_scatter(t, ys, k->yv + (long)c * t->ylen, k->G[c]);
-            if ((k->rc[c] = dfr_scf_fock(k->st[c], &done)) || done) k->live[c] = 0;
+            k->nblk[c] = dfr_scf_fock_begin(k->st[c], &done);
+            if (done) k->live[c] = 0;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < ys->ns * B; ++i) {
+            const int s = i / B, c = i % B;
+            if (s < k->nblk[c]) dfr_scf_fock_block(k->st[c], s);
+        }
+#pragma omp for schedule(dynamic, 1) reduction(+ : live)
+        for (int c = 0; c < B; ++c) {
+            if (k->nblk[c]) dfr_scf_fock_end(k->st[c]);
             live += k->live[c];
         }
 #pragma omp single

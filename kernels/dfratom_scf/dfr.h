@@ -184,6 +184,12 @@ int dfr_scf_density_begin(dfr_scf_run *st, const double **Dw, double **G);
 int dfr_scf_density_block(dfr_scf_run *st, int s);
 void dfr_scf_density_end(dfr_scf_run *st, const double **Dw, double **G);
 int dfr_scf_fock(dfr_scf_run *st, int *done);
+/* dfr_scf_fock in parts, likewise: _begin sets done and returns the number of blocks whose
+ * DIIS errors follow (0: none, the step is over), then _block for each, in any order and at
+ * once, then _end, the extrapolation. The same Fock matrices as dfr_scf_fock, bit for bit. */
+int dfr_scf_fock_begin(dfr_scf_run *st, int *done);
+void dfr_scf_fock_block(dfr_scf_run *st, int s);
+void dfr_scf_fock_end(dfr_scf_run *st);
 /* The eigenproblem F C = M C e of symmetry s that the next density step solves: F and the
  * lower Cholesky factor L of M (column-major, d x d; returns d). A caller that solved it
  * elsewhere (a batch on the GPU) hands the ascending eigenvalues and M-orthonormal vectors

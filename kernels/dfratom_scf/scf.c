@@ -410,14 +410,17 @@ void dfr_scf_eig_given(dfr_scf_run *st, int s, const double *w, const double *C)
     st->given_C[s] = C;
 }
 
-static int scf_fock(dfr_scf_run *st, int *done)
+/* The Fock step in three parts like the density step: begin (Fock matrices, energy,
+ * convergence; 1 where DIIS follows), one call per symmetry block for its DIIS error, which
+ * touch only that block's slices, and end, the extrapolation over every block. */
+static int fock_begin(dfr_scf_run *st, int *done)
 {
     const dfr_sym *y = st->y;
     const dfr_scf_opts *o = st->o;
     const layout *L = &st->L;
     const int it = st->it;
     dfr_result *r = &st->r;
-    double *G = st->G, *D = st->D, *Dold = st->Dold, *Ff = st->Ff, *tmp = st->tmp;
+    double *G = st->G, *D = st->D, *Dold = st->Dold, *Ff = st->Ff;
     *done = 0;
     if (!st->a->one_electron) {
         dfr_g_mirror(y, G);
@@ -461,37 +464,50 @@ static int scf_fock(dfr_scf_run *st, int *done)
     if (st->a->one_electron || (it > 1 && r->de < o->conv_e && r->dd_ll < o->conv_ll && r->dd_ls < o->conv_ls &&
                                 r->dd_ss < o->conv_ss && st->pad_occ < 1e-12)) {
         r->converged = *done = 1;
-        return SB_OK;
+        return 0;
     }
     if (it >= o->maxit) {
         *done = 1;
-        return SB_OK;
+        return 0;
     }
-    if (st->m_diis >= 2) { /* error FDM - MDF, D the unweighted full density */
-        for (int s = 0; s < y->ns; ++s) {
-            int d = L->dim[s];
-            double *Ds = st->Df + L->foff[s], *Es = st->Ef + L->foff[s];
-            const double *F = Ff + L->foff[s], *M = st->Mf + L->foff[s];
-            unpack(y, L, s, D, Ds);
-            /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Ds, d, M, d, 0.0, tmp, d);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, F, d, tmp, d, 0.0, Es, d);
-            for (int j = 0; j < d; ++j)
-                for (int i = 0; i < j; ++i) {
-                    double e = Es[i + j * d] - Es[j + i * d];
-                    Es[i + j * d] = e;
-                    Es[j + i * d] = -e;
-                }
-            for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
-            /* L^-1 E L^-T, up to a transpose (which leaves the DIIS dot products alone) */
-            const double *Ls = st->Lf + L->foff[s];
-            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, Es, d);
-            for (int j = 0; j < d; ++j)
-                for (int i = 0; i < d; ++i) tmp[i + j * d] = Es[j + i * d];
-            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, tmp, d);
-            memcpy(Es, tmp, sizeof(double) * d * d);
+    return st->m_diis >= 2;
+}
+
+/* DIIS error FDM - MDF of block s, D the unweighted full density */
+static void fock_block(dfr_scf_run *st, int s)
+{
+    const dfr_sym *y = st->y;
+    const layout *L = &st->L;
+    const int d = L->dim[s];
+    double *Ds = st->Df + L->foff[s], *Es = st->Ef + L->foff[s], *tmp = st->tmp + L->foff[s];
+    const double *F = st->Ff + L->foff[s], *M = st->Mf + L->foff[s];
+    unpack(y, L, s, st->D, Ds);
+    /* tmp = D M, E = F tmp - (F tmp)^T since (M D F)^T = F D M */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Ds, d, M, d, 0.0, tmp, d);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, F, d, tmp, d, 0.0, Es, d);
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < j; ++i) {
+            double e = Es[i + j * d] - Es[j + i * d];
+            Es[i + j * d] = e;
+            Es[j + i * d] = -e;
         }
-        diis_step(&st->dd, st->m_diis, L->fsize, Ff, st->Ef);
+    for (int i = 0; i < d; ++i) Es[i + i * d] = 0.0;
+    /* L^-1 E L^-T, up to a transpose (which leaves the DIIS dot products alone) */
+    const double *Ls = st->Lf + L->foff[s];
+    LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, Es, d);
+    for (int j = 0; j < d; ++j)
+        for (int i = 0; i < d; ++i) tmp[i + j * d] = Es[j + i * d];
+    LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', d, d, Ls, d, tmp, d);
+    memcpy(Es, tmp, sizeof(double) * d * d);
+}
+
+static void fock_end(dfr_scf_run *st) { diis_step(&st->dd, st->m_diis, st->L.fsize, st->Ff, st->Ef); }
+
+static int scf_fock(dfr_scf_run *st, int *done)
+{
+    if (fock_begin(st, done)) {
+        for (int s = 0; s < st->y->ns; ++s) fock_block(st, s);
+        fock_end(st);
     }
     return SB_OK;
 }
@@ -548,6 +564,23 @@ int dfr_scf_density_block(dfr_scf_run *st, int s)
 }
 
 void dfr_scf_density_end(dfr_scf_run *st, const double **Dw, double **G) { density_end(st, Dw, G); }
+
+int dfr_scf_fock_begin(dfr_scf_run *st, int *done)
+{
+    const int n = blas_one_begin();
+    const int more = fock_begin(st, done);
+    blas_one_end(n);
+    return more ? st->y->ns : 0;
+}
+
+void dfr_scf_fock_block(dfr_scf_run *st, int s)
+{
+    const int n = blas_one_begin();
+    fock_block(st, s);
+    blas_one_end(n);
+}
+
+void dfr_scf_fock_end(dfr_scf_run *st) { fock_end(st); }
 
 int dfr_scf_fock(dfr_scf_run *st, int *done)
 {
