@@ -279,16 +279,16 @@ static int opt_round(bz_opt *p, int m)
     /* a group's batch iterates until its slowest SCF ends; side by side, the round waits for
      * the slowest group, one after another for every group; the sequential engine for every SCF */
     const int serial = z->engine == DFR_ENGINE_SEQUENTIAL;
-    int gmax[64] = {0}, crit = 0;
+    int gmax[DFR_BSIZE_GROUPS_MAX] = {0}, crit = 0;
     for (int k = 0; k < m; ++k) {
         if (p->it[k] < 0) continue;
         const double items = p->c[p->idx[k]].rint * p->it[k];
         z->r->items += items, z->r->rank_items += items, z->r->scfs++;
         const int g = p->c[p->idx[k]].group;
         if (serial) crit += p->it[k];
-        else if (g >= 0 && g < 64 && p->it[k] > gmax[g]) gmax[g] = p->it[k];
+        else if (p->it[k] > gmax[g]) gmax[g] = p->it[k];
     }
-    for (int g = 0; g < p->G && g < 64; ++g) crit = p->side_by_side ? (gmax[g] > crit ? gmax[g] : crit) : crit + gmax[g];
+    for (int g = 0; g < p->G; ++g) crit = p->side_by_side ? (gmax[g] > crit ? gmax[g] : crit) : crit + gmax[g];
     z->r->critical_iters += crit;
     return rc;
 }

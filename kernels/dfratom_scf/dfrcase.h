@@ -49,6 +49,7 @@ typedef struct {
 enum { DFR_REF_AUTO = 0, DFR_REF_LIMIT = 1, DFR_REF_LARGE = 2, DFR_REF_VALUE = 3 };
 #define DFR_BSIZE_STEPS 8  /* the start basis's optimisation, then the seven range ends */
 #define DFR_BSIZE_ENDS 7   /* upper ends f, d, p, s, lower ends f, d, p: the local checks */
+#define DFR_BSIZE_GROUPS_MAX 64 /* bsize_groups' upper end */
 typedef struct {
     int max;              /* start size per symmetry */
     double tol;           /* relative error allowed against the reference */

@@ -113,7 +113,7 @@ static int parse_bsize(sb_params *p, dfr_case *d)
     b->max = d->w.K;
     if ((rc = sb_param_double(p, "bsize_tol", 5e-8, dfr_range_bsize_tol.lo, dfr_range_bsize_tol.hi, &b->tol)) ||
         (rc = sb_param_long(p, "bsize_evals", 60, 10, 10000, &evals)) ||
-        (rc = sb_param_long(p, "bsize_groups", 4, 1, 64, &groups)) ||
+        (rc = sb_param_long(p, "bsize_groups", 4, 1, DFR_BSIZE_GROUPS_MAX, &groups)) ||
         (rc = sb_param_long(p, "bsize_steps", DFR_BSIZE_STEPS, 1, DFR_BSIZE_STEPS, &steps)) ||
         (rc = sb_param_long(p, "bsize_local", 1, 0, 1, &local)) ||
         (rc = sb_param_long(p, "bsize_warm", 1, 0, 1, &warm)) ||
