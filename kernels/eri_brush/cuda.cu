@@ -455,8 +455,10 @@ int check_batch(const eri_batch *b)
 
 /* The pairs' device records and their primitives (ps->nprim, the sum of the pairs' counts)
  * in the interleaved layout (prim_view). */
-int interleave(const eri_basis *bas, const eri_pairs *ps, const double *Km, dev_pair *hp, double **out)
+int interleave(const eri_basis *bas, const eri_pairs *ps, const double *Km, double pq_screen, dev_pair *hp,
+               double **out)
 {
+    const double qscale = pq_screen > 0 ? 1.0 / sqrt(pq_screen) : INFINITY; /* ERI_PQ_SKIP */
     const int nf = Km ? (int)PF_NF : (int)PF_N; /* Km: the members' K of family pairs (eri_families) */
     if ((double)nf * ps->nprim > 0x7fffffff) {
         sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", ps->nprim, 0x7fffffff / nf);
@@ -484,6 +486,7 @@ int interleave(const eri_basis *bas, const eri_pairs *ps, const double *Km, dev_
                 d[PF_p * fs] = x->p;
                 d[PF_K * fs] = x->K;
                 d[PF_h * fs] = x->h;
+                d[PF_q * fs] = ps->q[p->pp0 + ik] * qscale;
                 if (Km)
                     for (int m = 1; m < ERI_FAM_MAXMEM; m++) d[(PF_K1 + m - 1) * fs] = Km[ERI_FAM_MAXMEM * (p->pp0 + ik) + m];
                 for (int c = 0; c < 3; c++) {
@@ -602,7 +605,7 @@ int fam_prepare(cu_state *st, const eri_batch *b)
                                                     src < 0 ? -1.0 : q->schwarz};
         }
     }
-    rc = interleave(b->bas, fp, st->fams.K, hp, &hprim);
+    rc = interleave(b->bas, fp, st->fams.K, fp->pq_screen, hp, &hprim);
     if (!rc) rc = upload(&st->fpair, hp, (size_t)fp->npair);
     if (!rc) rc = upload(&st->fAB, hAB, 3 * (size_t)fp->npair);
     if (!rc) rc = upload(&st->fmem, hm, ERI_FAM_MAXMEM * (size_t)fp->npair);
@@ -677,7 +680,7 @@ int cu_prepare(eri_batch *b)
     for (long i = 0; i < ps->npair; i++)
         for (int k = 0; k < 3; k++) hAB[3 * i + k] = ps->pair[i].AB[k];
     double *hprim = NULL;
-    rc = interleave(bas, ps, NULL, hp, &hprim);
+    rc = interleave(bas, ps, NULL, b->mode == ERI_MODE_DIGEST ? ps->pq_screen : 0.0, hp, &hprim);
     if (!rc) rc = upload(&st->pair, hp, (size_t)ps->npair);
     if (!rc) rc = upload(&st->AB, hAB, 3 * (size_t)ps->npair);
     if (!rc) rc = upload(&st->prim, hprim, (size_t)PF_N * ps->nprim);

@@ -17,7 +17,7 @@
  * segment run bra by bra with consecutive kets of one group, so a warp's ket loads are
  * consecutive doubles (two L1 wavefronts a load, where the 96-byte structs took up to 32);
  * its bra loads are one address. The generated code reaches them through these macros. */
-enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_h = 11, PF_N = 12 };
+enum { PF_p = 0, PF_K = 1, PF_P = 2, PF_PA = 5, PF_PB = 8, PF_h = 11, PF_q = 12, PF_N = 13 };
 /* Family pairs (eri_families) add the K of members 1..3: K of member m at PF_K (m = 0) or
  * PF_K1 + m - 1, and PF_NF fields in all. */
 enum { PF_K1 = PF_N, PF_NF = PF_N + 3 };
@@ -31,6 +31,28 @@ struct prim_view {
 #define ERI_PF(v, f) ((v).a[PF_##f * (v).fs])
 #define ERI_PV(v, f, c) ((v).a[(PF_##f + (c)) * (v).fs])
 #define ERI_PFK(v, m) ((v).a[((m) ? PF_K1 - 1 + (m) : PF_K) * (v).fs])
+/* The primitive-quartet screen (eri.h): PF_q holds each primitive pair's Schwarz factor over
+ * the square root of the screen, so that the test is one product; +inf where the run screens
+ * nothing (store mode, pq_screen = 0), which no product brings under 1. The kept prefix of a
+ * list by bisection: a few loads of one address per warp where the bra is shared, instead of
+ * a test in every iteration of the loop it bounds. */
+__host__ __device__ __forceinline__ int eri_pq_count(const prim_view &v, int n, double qo)
+{
+    int lo = 0, hi = n; /* the first one the screen drops */
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (v.a[mid * v.s + PF_q * v.fs] * qo < 1.0) hi = mid;
+        else lo = mid + 1;
+    }
+#ifdef __CUDA_ARCH__
+    /* the warp's largest: the loop it bounds stays the same for every lane (a lane runs at
+     * most what it would without the screen, so its result only gains accuracy) */
+    return (int)__reduce_max_sync(__activemask(), (unsigned)lo);
+#else
+    return lo;
+#endif
+}
+#define ERI_PQ_COUNT(list, n, other) eri_pq_count(list, n, ERI_PF(other, q))
 
 /* Ket primitives in the outer loop (eri.h): a warp's 32 quartets share their bra and each
  * has its own ket, so the outer-loop loads are the per-thread ones (once per ket primitive)

@@ -149,7 +149,12 @@ typedef struct {
     long npair, nprim;
     eri_pair *pair;
     eri_prim *prim;
-    int *ij; /* per primitive pair: i * nprim(b) + j, its primitives in shells a and b */
+    int *ij;   /* per primitive pair: i * nprim(b) + j, its primitives in shells a and b */
+    double *q; /* per primitive pair: its own Schwarz factor, coefficients included (in a family
+                  pair the largest of its members'): what it adds to any integral is at most
+                  q_ab q_cd with the ket's primitive pair */
+    double pq_screen; /* the primitive-quartet screen a backend applies in digest mode (0: none;
+                         set by the case, eri_case_create) */
 } eri_pairs;
 
 /* A canonical shell quartet (P|Q): pair P's class >= pair Q's class, and P >= Q when the
@@ -196,8 +201,9 @@ int eri_worklist_build(const eri_basis *b, const eri_pairs *ps, double screen, e
 int eri_worklist_from(const eri_basis *b, const eri_pairs *ps, const eri_quartet *q, long nq,
                       eri_worklist *w);
 void eri_worklist_free(eri_worklist *w);
-/* What screening (quartets under `screen`, primitive pairs under prim_screen) can have moved
- * any element of J[D] by, in hartree: a bound from the Schwarz inequality (screen_bound.c). */
+/* What screening (quartets under `screen`, primitive pairs under prim_screen, primitive
+ * quartets under ps->pq_screen) can have moved any element of J[D] by, in hartree: a bound from
+ * the Schwarz inequality (screen_bound.c). */
 double eri_screen_bound(const eri_basis *b, const eri_pairs *ps, double screen, double prim_screen,
                         const double *D);
 /* Pair indices in the worklist's group order: by pair class, then primitive-pair count,
@@ -378,6 +384,15 @@ void eri_ref_sph_matrix(int l, double *S);
  * outside (the C backends, whose results are defined by that order), 1 ket outside (CUDA). */
 #ifndef ERI_KET_OUTER
 #define ERI_KET_OUTER 0
+#endif
+
+/* The primitive-quartet screen of the primitive loops: ERI_PQ_COUNT(list, n, other), how many
+ * of the first n primitive pairs of list the screen keeps with primitive pair other. A pair's
+ * primitive pairs go largest Schwarz factor first (pairs.c, families.c), so those kept are a
+ * prefix and the loop over list stops there. A backend that applies eri_pairs.pq_screen
+ * defines it (q_list q_other >= pq_screen); by default every primitive quartet is computed. */
+#ifndef ERI_PQ_COUNT
+#define ERI_PQ_COUNT(list, n, other) (n)
 #endif
 
 #ifndef ERI_PRIMS

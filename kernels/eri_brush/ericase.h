@@ -8,6 +8,9 @@
 #include "sb.h"
 
 #define ERI_SCREEN_DEFAULT 1e-12
+/* The primitive-quartet screen of digest mode on the GPU (eri_pairs.pq_screen): J's bound
+ * (screen_bound.c) stays under the quartet screen's. */
+#define ERI_PQ_SCREEN_DEFAULT 1e-15
 /* Below this many integrals the scalar reference recomputes the whole Coulomb matrix
  * for the oracle check (seconds); above, it checks a per-class sample of quartets. */
 #define ERI_ORACLE_FULL_ERIS 3e7
@@ -20,6 +23,7 @@ typedef struct {
     int size, pure, mode, path; /* path: -1 auto */
     double screen;
     double prim_screen; /* primitive pairs: bound on the change of any integral / 2, hartree */
+    double pq_screen;   /* primitive quartets of digest mode on the GPU: q_ab q_cd below it skipped */
     long oracle;        /* quartets per class in the oracle sample */
     uint64_t seed;
 } eri_config;
@@ -38,6 +42,8 @@ typedef struct {
     eri_ref ref;          /* its contents, read at setup (nbf 0: none) */
     double setup_seconds;
     double screen_bound; /* eri_screen_bound of the case's worklist and D, hartree */
+    double *pq_kept;      /* per segment of w: primitive quartets the pq screen leaves (eri_pq_kept);
+                             NULL where nothing is skipped */
     int prepared;         /* ops->prepare succeeded on b: release at teardown */
     eri_share share;      /* MPI: this rank's part of w (mpi_split.c); b.share points to it */
     double share_quartets; /* MPI: quartets of w this rank digests */
@@ -67,6 +73,11 @@ void eri_worklist_digest_paths(eri_worklist *w, int pure, int lmin);
 int eri_mpi_split(eri_case *ec);
 int eri_mpi_deal(eri_case *ec, double *rank_items);
 int eri_mpi_reduce(eri_case *ec);
+/* pq_screen.c: kept[k], the primitive quartets of segment k of w that ps->pq_screen leaves. */
+int eri_pq_kept(const eri_pairs *ps, const eri_worklist *w, double *kept);
+/* Model flops of segment k's quartets q0..q1 (a slice of it), with the kept primitive quartets
+ * where the case skips some (setup.c). */
+double eri_case_seg_flops(const eri_case *ec, int k, long q0, long q1);
 int eri_validate_all(eri_case *ec, sb_backend be, sb_validation *v, sb_counters *cs);
 
 #endif

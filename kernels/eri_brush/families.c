@@ -2,6 +2,7 @@
  * Both backends run a family quartet's primitive loop once for all its member quartets
  * (eri_hgpf_* on CUDA, eri_hgpfv_* on the CPU's lanes; gen/eri_gen_fam.py); here the families
  * and their primitive data are built. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,12 +60,32 @@ static void family_fill(const eri_pairs *src, const int *mem, int n, eri_familie
             const long d = *pp + nu++;
             f->ps.prim[d] = src->prim[p0->pp0 + i];
             f->ps.ij[d] = ij;
-            for (int m = 0; m < ERI_FAM_MAXMEM; m++)
+            f->ps.q[d] = 0.0;
+            for (int m = 0; m < ERI_FAM_MAXMEM; m++) {
                 f->K[ERI_FAM_MAXMEM * d + m] = m < n ? src->prim[src->pair[mem[m]].pp0 + pos[m][ij]].K : 0.0;
+                if (m < n) f->ps.q[d] = fmax(f->ps.q[d], src->q[src->pair[mem[m]].pp0 + pos[m][ij]]);
+            }
         }
     int nk = 0;
     for (int i = 0; i < p0->npp_full; i++) nk += kept[src->ij[p0->pp0 + i]];
     fp->npp = eri_prim_bucket(nk, p0->npp_full);
+    /* the primitive pairs that run, largest Schwarz factor first (eri.h, ERI_PQ_COUNT);
+     * insertion sort, ties in place */
+    const long d0 = *pp;
+    for (int i = 1; i < fp->npp; i++)
+        for (long d = d0 + i; d > d0 && f->ps.q[d - 1] < f->ps.q[d]; d--) {
+            const eri_prim tp = f->ps.prim[d];
+            f->ps.prim[d] = f->ps.prim[d - 1], f->ps.prim[d - 1] = tp;
+            const int tij = f->ps.ij[d];
+            f->ps.ij[d] = f->ps.ij[d - 1], f->ps.ij[d - 1] = tij;
+            const double tq = f->ps.q[d];
+            f->ps.q[d] = f->ps.q[d - 1], f->ps.q[d - 1] = tq;
+            for (int m = 0; m < ERI_FAM_MAXMEM; m++) {
+                const double tk = f->K[ERI_FAM_MAXMEM * d + m];
+                f->K[ERI_FAM_MAXMEM * d + m] = f->K[ERI_FAM_MAXMEM * (d - 1) + m];
+                f->K[ERI_FAM_MAXMEM * (d - 1) + m] = tk;
+            }
+        }
     for (int m = 0; m < ERI_FAM_MAXMEM; m++) f->mem[ERI_FAM_MAXMEM * k + m] = m < n ? mem[m] : -1;
     *pp += p0->npp_full;
 }
@@ -95,8 +116,10 @@ int eri_families_build(const eri_basis *bs, const eri_pairs *src, eri_families *
     f->ps.nprim = nprim;
     f->ps.prim = malloc(sizeof *f->ps.prim * (size_t)(nprim ? nprim : 1));
     f->ps.ij = malloc(sizeof(int) * (size_t)(nprim ? nprim : 1));
+    f->ps.q = malloc(sizeof(double) * (size_t)(nprim ? nprim : 1));
+    f->ps.pq_screen = src->pq_screen;
     f->K = malloc(sizeof(double) * ERI_FAM_MAXMEM * (size_t)(nprim ? nprim : 1));
-    if (!f->ps.pair || !f->mem || !f->ps.prim || !f->ps.ij || !f->K) goto oom;
+    if (!f->ps.pair || !f->mem || !f->ps.prim || !f->ps.ij || !f->ps.q || !f->K) goto oom;
     long k = 0, pp = 0;
     for (long i = 0; i < np;) {
         int mem[ERI_FAM_MAXMEM], n = 0;

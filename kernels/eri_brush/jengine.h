@@ -274,7 +274,8 @@ ERI_JE_FN void eri_je_quartet(int lab, int lcd, ERI_PRIMS bra, int nb, ERI_PRIMS
         const double *hb = Hb + (long)i * nhb;
         ERI_JE_UNROLL
         for (int k = 0; k < ERI_NHERM(lab); k++) W[k] = 0.0;
-        for (int j = 0; j < nk; j++) {
+        const int nkb = ERI_PQ_COUNT(ket, nk, bp);
+        for (int j = 0; j < nkb; j++) {
             ERI_PRIMS kp = ERI_PRIM_AT(ket, j);
             const double q = ERI_PF(kp, p), pq = p + q, spq = ERI_SPQ(pq), ipq = ERI_IPQ(pq, spq);
             const double alpha = p * q * ipq, s = Kb * ERI_PF(kp, K) * spq;

@@ -184,7 +184,10 @@ __global__ void __launch_bounds__(ERI_JE_SMEM_NT) je_quartet_kernel_smem(const j
             double w[NHB];
 #pragma unroll
             for (int k = 0; k < NHB; k++) w[k] = 0.0;
-            for (int j = 0; j < a.nk; j++) {
+            /* the screen only where no shared-memory add follows in this loop: lanes that ran
+             * it fewer times would miss each other's __syncwarp there */
+            const int nkb = WREG ? ERI_PQ_COUNT(x.ket, a.nk, bp) : a.nk;
+            for (int j = 0; j < nkb; j++) {
                 const prim_view kp = ERI_PRIM_AT(x.ket, j);
                 const double q = ERI_PF(kp, p), pq = p + q, spq = ERI_SPQ(pq), ipq = ERI_IPQ(pq, spq);
                 const double alpha = p * q * ipq, s = Kb * ERI_PF(kp, K) * spq;

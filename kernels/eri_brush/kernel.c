@@ -14,6 +14,7 @@ static const sb_param_spec eri_params[] = {
     {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral (s, p, d shells only)"},
     {"screen", "1e-12", "Schwarz threshold: quartets with sqrt((ab|ab)) sqrt((cd|cd)) below it are skipped, hartree"},
     {"prim_screen", "1e-18", "primitive-pair screening: each shell pair drops its smallest primitive pairs while the Schwarz bound on what they add to any integral stays below this (twice it with the ket's), hartree; 0 keeps every primitive pair"},
+    {"pq_screen", "1e-15", "primitive-quartet screening (cuda, digest mode): within a kept quartet, the primitive quartets whose primitive pairs' Schwarz factors multiply to less than this are skipped; its bound joins screen_error_bound; 0 computes every one"},
     {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model), and in digest mode the J engine for la+lb+lc+ld >= 6 (cuda: >= 5; measured); hgp or md: force one; jeng: J engine, digest through Hermite densities without forming the integrals (digest mode); classes with an f shell always run the J engine"},
     {"oracle", "4", "quartets per class recomputed by the scalar reference (large cases; small ones redo J whole)"},
     {NULL, NULL, NULL}};
@@ -66,16 +67,20 @@ static int ek_run(sb_case *c)
  * what the backend says it computed instead (the pair families share primitive work). */
 static double class_flops(eri_case *ec, double f[ERI_NCLASS])
 {
-    double total = 0;
+    double total = 0, all[ERI_NCLASS] = {0}; /* all: without the primitive-quartet screen */
     for (int k = 0; k < ERI_NCLASS; k++) f[k] = 0;
     for (int k = 0; k < ec->b.w->nseg; k++) {
         const eri_segment *s = &ec->b.w->seg[k];
         long q0, q1;
         eri_share_cut(ec->b.share, s->cls, s->q0, s->q1, &q0, &q1);
-        f[s->cls] += (double)(q1 - q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
+        f[s->cls] += eri_case_seg_flops(ec, k, q0, q1);
+        all[s->cls] += (double)(q1 - q0) * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, ec->cfg.pure);
     }
     for (int k = 0; k < ERI_NCLASS; k++) {
-        const double own = ec->ops->class_flops ? ec->ops->class_flops(&ec->b, k) : -1;
+        double own = ec->ops->class_flops ? ec->ops->class_flops(&ec->b, k) : -1;
+        /* the family kernels' model knows nothing of the screen: scaled by the share of the
+         * class's work that the screen leaves in its one-pair quartets */
+        if (own >= 0 && all[k] > 0) own *= f[k] / all[k];
         if (own >= 0) f[k] = own;
         total += f[k];
     }

@@ -52,7 +52,7 @@ static double prim_schwarz(const eri_basis *bs, const eri_pair *pr, int i, int j
     return diag_schwarz(&t, 0, 1, buf);
 }
 
-static void prim_screen(eri_pairs *ps, const double *q, double eps);
+static void prim_screen(eri_pairs *ps, double *q, double eps);
 
 int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
 {
@@ -101,9 +101,10 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
         }
     int nmax = ERI_NCART(bs->lmax) * ERI_NCART(bs->lmax);
     int rc = SB_OK;
-    /* per primitive pair its own Schwarz factor, for the primitive screening */
-    double *q = prim_eps > 0 ? malloc(sizeof(double) * (size_t)(nprim ? nprim : 1)) : NULL;
-    if (prim_eps > 0 && !q) rc = SB_EXIT_RUNTIME;
+    /* per primitive pair its own Schwarz factor: the primitive-pair and primitive-quartet
+     * screens */
+    double *q = ps->q = malloc(sizeof(double) * (size_t)(nprim ? nprim : 1));
+    if (!q) rc = SB_EXIT_RUNTIME;
 #pragma omp parallel
     {
         double *buf = malloc(sizeof(double) * (size_t)nmax * nmax);
@@ -124,8 +125,7 @@ int eri_pairs_build(const eri_basis *bs, double prim_eps, eri_pairs *ps)
         }
         free(buf);
     }
-    if (!rc && q) prim_screen(ps, q, prim_eps);
-    free(q);
+    if (!rc) prim_screen(ps, q, prim_eps); /* with prim_eps 0 it only sorts */
     if (rc) {
         sb_error("eri_brush: out of memory for the Schwarz factors");
         eri_pairs_free(ps);
@@ -152,7 +152,7 @@ int eri_prim_bucket(int n, int full)
     return b[i] < full ? b[i] : full;
 }
 
-static void prim_screen(eri_pairs *ps, const double *q, double eps)
+static void prim_screen(eri_pairs *ps, double *q, double eps)
 {
     double smax = 0;
     for (long i = 0; i < ps->npair; i++) {
@@ -162,12 +162,13 @@ static void prim_screen(eri_pairs *ps, const double *q, double eps)
         if (s > smax) smax = s;
     }
     if (smax <= 0) return;
-    const double tau = eps / smax;
+    const double tau = eps > 0 ? eps / smax : -1.0; /* -1: drops nothing, sorts */
     eri_prim tmp[ERI_MAXPRIM * ERI_MAXPRIM];
     int idx[ERI_MAXPRIM * ERI_MAXPRIM], tij[ERI_MAXPRIM * ERI_MAXPRIM];
+    double tq[ERI_MAXPRIM * ERI_MAXPRIM];
     for (long i = 0; i < ps->npair; i++) {
         eri_pair *pr = &ps->pair[i];
-        const double *qp = q + pr->pp0;
+        double *qp = q + pr->pp0;
         /* the pair's primitive pairs by q, largest first, ties in index order (insertion sort:
          * at most ERI_MAXPRIM^2 of them) */
         for (int k = 0; k < pr->npp; k++) {
@@ -178,9 +179,11 @@ static void prim_screen(eri_pairs *ps, const double *q, double eps)
         double drop = 0;
         int n = pr->npp;
         while (n > 1 && drop + qp[idx[n - 1]] <= tau) drop += qp[idx[--n]];
-        for (int k = 0; k < pr->npp_full; k++) tmp[k] = ps->prim[pr->pp0 + idx[k]], tij[k] = ps->ij[pr->pp0 + idx[k]];
+        for (int k = 0; k < pr->npp_full; k++)
+            tmp[k] = ps->prim[pr->pp0 + idx[k]], tij[k] = ps->ij[pr->pp0 + idx[k]], tq[k] = qp[idx[k]];
         memcpy(ps->prim + pr->pp0, tmp, sizeof *tmp * (size_t)pr->npp_full);
         memcpy(ps->ij + pr->pp0, tij, sizeof *tij * (size_t)pr->npp_full);
+        memcpy(qp, tq, sizeof *tq * (size_t)pr->npp_full);
         pr->npp = eri_prim_bucket(n, pr->npp_full);
     }
 }
@@ -190,6 +193,7 @@ void eri_pairs_free(eri_pairs *ps)
     free(ps->pair);
     free(ps->prim);
     free(ps->ij);
+    free(ps->q);
     memset(ps, 0, sizeof *ps);
 }
 

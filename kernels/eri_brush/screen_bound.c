@@ -8,7 +8,13 @@
  *   |dJ_ij| <= schwarz_P sum_{Q: schwarz_P schwarz_Q < screen} schwarz_Q S_Q.
  * With the pairs sorted by Schwarz factor the Q of a P are a suffix, so one sort and suffix
  * sums give every P's bound. Primitive screening moves each kept integral by at most
- * 2 prim_screen (pairs.c), so J_ij by at most 2 prim_screen sum_kl |D_kl|. */
+ * 2 prim_screen (pairs.c), so J_ij by at most 2 prim_screen sum_kl |D_kl|.
+ * The primitive-quartet screen (ps->pq_screen = t) skips, within a kept quartet, the primitive
+ * quartets with q_ab q_cd < t, each of which adds less than t to every integral of it. A
+ * quartet's primitive loop runs at most n_P n_Q of them (n: the contraction's primitive pairs,
+ * npp_full, which bounds a family's count too), so J_ij loses at most
+ *   t n_P sum_{Q kept with P} n_Q S_Q,
+ * and the Q kept with P are the prefix the Schwarz test leaves: prefix sums again. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -28,11 +34,12 @@ double eri_screen_bound(const eri_basis *bs, const eri_pairs *ps, double screen,
     const int n = bs->nbf;
     int *ord = malloc(sizeof(int) * (size_t)(np ? np : 1));
     double *q = malloc(sizeof(double) * (size_t)(np ? np : 1));
-    double *suf = malloc(sizeof(double) * (size_t)(np + 1));
-    if (!ord || !q || !suf) {
-        free(ord), free(q), free(suf);
+    double *suf = malloc(sizeof(double) * (size_t)(np + 1)), *pre = malloc(sizeof(double) * (size_t)(np + 1));
+    if (!ord || !q || !suf || !pre) {
+        free(ord), free(q), free(suf), free(pre);
         return INFINITY;
     }
+    const double t = ps->pq_screen;
     double dsum = 0.0;
     for (long i = 0; i < (long)n * n; i++) dsum += fabs(D[i]);
     for (long p = 0; p < np; p++) {
@@ -50,7 +57,10 @@ double eri_screen_bound(const eri_basis *bs, const eri_pairs *ps, double screen,
             for (int l = d->bf0; l < d->bf0 + d->nbf; l++) s += fabs(D[(long)k * n + l]);
         if (pr->a != pr->b) s *= 2.0;
         suf[r] = suf[r + 1] + q[ord[r]] * s;
+        pre[r + 1] = pr->npp_full * s; /* summed below */
     }
+    pre[0] = 0.0;
+    for (long r = 0; r < np; r++) pre[r + 1] += pre[r];
     double worst = 0.0;
     for (long p = 0; p < np; p++) {
         if (q[p] <= 0.0) continue;
@@ -61,9 +71,9 @@ double eri_screen_bound(const eri_basis *bs, const eri_pairs *ps, double screen,
             if (q[p] * q[ord[mid]] >= screen) lo = mid + 1;
             else hi = mid;
         }
-        const double b = q[p] * suf[lo];
+        const double b = q[p] * suf[lo] + (t > 0.0 ? t * ps->pair[p].npp_full * pre[lo] : 0.0);
         if (b > worst) worst = b;
     }
-    free(ord), free(q), free(suf);
+    free(ord), free(q), free(suf), free(pre);
     return worst + 2.0 * prim_screen * dsum;
 }

@@ -57,6 +57,7 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
     if (!rc) rc = sb_param_choice(p, "path", paths, 0, &path);
     if (!rc) rc = sb_param_double(p, "screen", ERI_SCREEN_DEFAULT, 0.0, 1e-4, &cfg->screen);
     if (!rc) rc = sb_param_double(p, "prim_screen", ERI_PRIM_SCREEN_DEFAULT, 0.0, 1e-10, &cfg->prim_screen);
+    if (!rc) rc = sb_param_double(p, "pq_screen", ERI_PQ_SCREEN_DEFAULT, 0.0, 1e-10, &cfg->pq_screen);
     if (!rc) rc = sb_param_long(p, "cartesian", 0, 0, 1, &cart);
     if (!rc) rc = sb_param_long(p, "oracle", 4, 0, 100000, &cfg->oracle);
     cfg->pure = !cart;
@@ -137,6 +138,8 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     sb_progress("eri_brush: %d atoms, %d shells, %d basis functions: Schwarz factors...", ec->mol.natom,
                 ec->bas.nshell, ec->bas.nbf);
     if ((rc = eri_pairs_build(&ec->bas, cfg->prim_screen, &ec->ps))) return rc;
+    /* only the CUDA backend's digest skips primitive quartets (its generated loops test it) */
+    ec->ps.pq_screen = be == SB_BACKEND_CUDA && cfg->mode == ERI_MODE_DIGEST ? cfg->pq_screen : 0.0;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
     if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure, eri_jeng_lmin(be));
@@ -160,6 +163,18 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) ec->D[i * n + j] = eri_density_elem(cfg->seed, (int)i, (int)j);
     ec->screen_bound = eri_screen_bound(&ec->bas, &ec->ps, cfg->screen, cfg->prim_screen, ec->D);
+    if (ec->ps.pq_screen > 0) { /* the counters and the flop model count the primitive quartets run */
+        ec->pq_kept = malloc(sizeof(double) * (size_t)(ec->w.nseg ? ec->w.nseg : 1));
+        if (!ec->pq_kept || eri_pq_kept(&ec->ps, &ec->w, ec->pq_kept)) {
+            sb_error("eri_brush: out of memory for the primitive-quartet counts");
+            return SB_EXIT_RUNTIME;
+        }
+        ec->w.nprimq = ec->w.flops = 0;
+        for (int k = 0; k < ec->w.nseg; k++) {
+            ec->w.nprimq += ec->pq_kept[k];
+            ec->w.flops += eri_case_seg_flops(ec, k, ec->w.seg[k].q0, ec->w.seg[k].q1);
+        }
+    }
     if (cfg->mode == ERI_MODE_STORE) {
         if (!ec->w.store_off || ec->w.neris > ERI_STORE_MAX_ERIS) {
             sb_error("eri_brush: mode=store needs %.3g integrals (%.3g GB); the limit is %.3g integrals: "
@@ -178,6 +193,19 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     b->mode = cfg->mode, b->D = ec->D, b->M = ec->M, b->store = ec->store;
     ec->setup_seconds = sb_clock_seconds() - t0;
     return SB_OK;
+}
+
+double eri_case_seg_flops(const eri_case *ec, int k, long q0, long q1)
+{
+    const eri_segment *s = &ec->w.seg[k];
+    const double n = (double)(q1 - q0), pure = ec->cfg.pure;
+    if (!ec->pq_kept) return n * eri_quartet_flops(s->cls, s->path, s->nb, s->nk, pure);
+    /* the per-quartet part for each quartet, the per-primitive part for the kept primitive
+     * quartets (a slice: its share of the segment's) */
+    const double per_q = eri_quartet_flops(s->cls, s->path, 0, 0, pure);
+    const double per_pq = eri_quartet_flops(s->cls, s->path, 1, 1, pure) - per_q;
+    const double len = (double)(s->q1 - s->q0);
+    return n * per_q + (len > 0 ? ec->pq_kept[k] * n / len : 0.0) * per_pq;
 }
 
 static void worklist_flops(eri_worklist *w, int pure)
@@ -251,6 +279,6 @@ void eri_case_destroy(eri_case *ec)
     eri_basis_free(&ec->bas);
     eri_molecule_free(&ec->mol);
     eri_ref_free(&ec->ref);
-    free(ec->D), free(ec->M), free(ec->store);
+    free(ec->D), free(ec->M), free(ec->store), free(ec->pq_kept);
     memset(ec, 0, sizeof *ec);
 }

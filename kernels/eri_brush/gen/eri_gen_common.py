@@ -145,6 +145,11 @@ def signature(kind, la, lb, lc, ld):
             "const double *boys_table, double *ERI_RESTRICT out)\n" % (kind, la, lb, lc, ld))
 
 
+# The primitive-quartet screen (eri.h, ERI_PQ_COUNT): per ket primitive, the leading bra
+# primitives that it keeps, found once, so the inner loop carries no test.
+PQ_COUNT = "const int nbk = ERI_PQ_COUNT(bra, nb, k);\n"
+
+
 def prim_loop(pre, L, body):
     """The primitive double loop both paths share: per bra/ket primitive pair the common
     definitions (pre), the Boys values F[0..L], then the path's body; returns the text with
@@ -157,9 +162,12 @@ def prim_loop(pre, L, body):
            "const double q = ERI_PF(k, p);\n")
 
     def nest(outer, inner):
-        return "".join(" " * (4 * d) + x for d, x in zip((1, 2, 2, 2, 3, 3), outer + inner))
+        depth = [1] + [2] * (len(outer) - 1) + [2] + [3] * (len(inner) - 1)
+        return "".join(" " * (4 * d) + x for d, x in zip(depth, outer + inner))
 
-    return ("#if ERI_KET_OUTER\n" + nest(ket, bra) + "#else\n" + nest(bra, ket) + "#endif\n"
+    # ket outside (the GPU): the screen bounds the bra loop; bra outside (the CPU): no screen
+    ket_outer = nest(ket + (PQ_COUNT,), (bra[0].replace("ib < nb", "ib < nbk"),) + bra[1:])
+    return ("#if ERI_KET_OUTER\n" + ket_outer + "#else\n" + nest(bra, ket) + "#endif\n"
             + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
 
 

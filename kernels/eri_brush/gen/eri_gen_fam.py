@@ -15,7 +15,7 @@ famv(): the CPU's lane twin eri_hgpfv_* (ERI_W family quartets, one per lane, la
 from the CUDA text: CB and CK become arguments, the accumulators arrays of ERI_FAM_MAXMEM."""
 import re
 
-from eri_gen_common import cart_list, ncart, tag
+from eri_gen_common import PQ_COUNT, cart_list, ncart, tag
 from eri_gen_hgp import ab_cd_defs, hgp_choice, hrr
 from eri_gen_vec import twin
 
@@ -55,8 +55,8 @@ def gen_hgp_fam(la, lb, lc, ld):
     o.append("#pragma unroll\n        for (int fb = 0; fb < CB; fb++) {\n")
     o += ["            t%s[fb] = 0.0;\n" % n for n in names.values()]
     o.append("        }\n")
-    o.append("        for (int ib = 0; ib < nb; ++ib) {\n            ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n"
-             "            const double p = ERI_PF(b, p);\n")
+    o.append("        " + PQ_COUNT + "        for (int ib = 0; ib < nbk; ++ib) {\n"
+             "            ERI_PRIMS b = ERI_PRIM_AT(bra, ib);\n            const double p = ERI_PF(b, p);\n")
     o.append(ptext)
     o.append("            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L))
     o.append(vbody.text())

@@ -10,6 +10,8 @@ drift apart."""
 import re
 
 _SUBS = [
+    # the lanes run every primitive quartet: the primitive-quartet screen is the GPU's
+    (re.compile(r"ERI_PQ_COUNT\(\w+, (\w+), \w\)"), r"\1"),
     (re.compile(r"ERI_PRIMS (\w) = ERI_PRIM_AT\((\w+), (\w+)\);"), r"const eri_primv *\1 = \2 + \3;"),
     (re.compile(r"ERI_PF\((\w), (\w+)\)"), r"\1->\2"),
     (re.compile(r"ERI_PV\((\w), (\w+), (\d)\)"), r"\1->\2[\3]"),
@@ -56,5 +58,5 @@ def lanes(text, field=""):
 
 def check(text, what):
     """Nothing of the scalar interface may survive."""
-    left = re.findall(r"\bdouble\b|ERI_PRIMS|ERI_P[FV]K?\(|\beri_boys\(", text)
+    left = re.findall(r"\bdouble\b|ERI_PRIMS|ERI_PQ_COUNT|ERI_P[FV]K?\(|\beri_boys\(", text)
     assert not left, (what, left[:3])

@@ -451,6 +451,53 @@ static void test_families(void **state)
     water_free(&c);
 }
 
+/* The primitive-quartet screen (eri_pairs.pq_screen, digest mode): on 4 waters/cc-pVDZ at a
+ * coarse 1e-10, J (finished) moves from the unscreened run's by something, and by no more than
+ * the screen's own bound (eri_screen_bound with only it: quartet and primitive-pair screens 0);
+ * through the family kernels, one pair at a time, and the J engine on every segment. Store
+ * mode ignores it: the same integrals with and without. */
+static void test_pq_screen(void **state)
+{
+    (void)state;
+    REQUIRE_GPU(NULL);
+    water c;
+    waters_basis(&c, 4, 1, "cc-pvdz", 1e-12);
+    double *M0 = malloc(sizeof(double) * c.nbf2), *Mt = malloc(sizeof(double) * c.nbf2);
+    assert_true(M0 && Mt);
+    const double t = 1e-10;
+    static const char *const how[] = {"families", "one pair at a time", "J engine"};
+    for (int h = 0; h < 3; h++) {
+        setenv("SB_ERI_FAMILY", h == 0 ? "1" : "0", 1);
+        if (h == 2)
+            for (int k = 0; k < c.w.nseg; k++) c.w.seg[k].path = ERI_PATH_JENG;
+        c.ps.pq_screen = 0.0;
+        run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, M0);
+        c.ps.pq_screen = t;
+        run_ops(CUDA_OPS, &c, &c.w, ERI_MODE_DIGEST, Mt);
+        const double bound = eri_screen_bound(&c.bas, &c.ps, 0.0, 0.0, c.D);
+        eri_coulomb_finish(&c.bas, M0);
+        eri_coulomb_finish(&c.bas, Mt);
+        const double d = max_diff(Mt, M0, c.nbf2);
+        print_message("4 waters, %s: pq_screen %g moves J by %.3g (bound %.3g), max |J| %.3g\n", how[h], t, d, bound,
+                      max_abs(M0, c.nbf2));
+        assert_true(d > 0.0 && d <= bound);
+    }
+    unsetenv("SB_ERI_FAMILY");
+    /* store mode: the screen is not applied */
+    water s;
+    water_build(&s, 1);
+    const size_t ns = (size_t)s.w.store_off[s.w.nq];
+    double *a = malloc(sizeof(double) * ns), *b = malloc(sizeof(double) * ns);
+    assert_true(a && b);
+    run_ops(CUDA_OPS, &s, &s.w, ERI_MODE_STORE, a);
+    s.ps.pq_screen = 1e-10;
+    run_ops(CUDA_OPS, &s, &s.w, ERI_MODE_STORE, b);
+    assert_true(max_diff(a, b, ns) == 0.0);
+    free(a), free(b), free(M0), free(Mt);
+    water_free(&s);
+    water_free(&c);
+}
+
 /* cc-pVTZ: O 4s3p2d1f, H 3s2p1d. The classes with an f shell have no generated code and run
  * the generic J-engine kernel; the rest as path=auto in digest mode. */
 static void test_f_shells(void **state)
@@ -582,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_paths),       cmocka_unit_test_teardown(test_jeng_smem, unset_launch_env),
         cmocka_unit_test_teardown(test_jeng_team, unset_launch_env),
         cmocka_unit_test_teardown(test_families, unset_launch_env),
+        cmocka_unit_test_teardown(test_pq_screen, unset_launch_env),
         cmocka_unit_test(test_f_shells),    cmocka_unit_test(test_report),
         cmocka_unit_test(test_boys),
     };

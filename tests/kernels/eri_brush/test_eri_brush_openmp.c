@@ -18,6 +18,7 @@
 
 #include "eri_brush/boys.h"
 #include "eri_brush/eri.h"
+#include "eri_brush/ericase.h"
 #include "sb.h"
 #include "test_util.h"
 
@@ -386,6 +387,43 @@ static void test_screen_bound(void **state)
     tcase_free(&full);
 }
 
+/* The primitive-quartet screen's counts (pq_screen.c) against every primitive quartet tested
+ * one by one, at three screens; and its term of eri_screen_bound: zero without a screen,
+ * growing with it. */
+static void test_pq_kept(void **state)
+{
+    const tcase *c = *state;
+    if (!c) skip();
+    eri_pairs ps = c->ps;
+    double *kept = malloc(sizeof(double) * (size_t)c->w.nseg);
+    assert_non_null(kept);
+    static const double ts[] = {0.0, 1e-14, 1e-9};
+    double prev = -1.0, base = eri_screen_bound(&c->bas, &ps, 1e-9, 0.0, c->D);
+    for (size_t it = 0; it < sizeof ts / sizeof *ts; it++) {
+        ps.pq_screen = ts[it];
+        assert_int_equal(eri_pq_kept(&ps, &c->w, kept), SB_OK);
+        double all = 0, mine = 0, brute = 0;
+        for (int k = 0; k < c->w.nseg; k++) {
+            const eri_segment *s = &c->w.seg[k];
+            double n = 0;
+            for (long i = s->q0; i < s->q1; i++) {
+                const eri_pair *P = &ps.pair[c->w.q[i].P], *Q = &ps.pair[c->w.q[i].Q];
+                for (int b = 0; b < s->nb; b++)
+                    for (int j = 0; j < s->nk; j++) n += !(ps.q[P->pp0 + b] * ps.q[Q->pp0 + j] < ts[it]);
+            }
+            assert_true(kept[k] == n);
+            mine += kept[k], brute += n, all += (double)(s->q1 - s->q0) * s->nb * s->nk;
+        }
+        const double bound = eri_screen_bound(&c->bas, &ps, 1e-9, 0.0, c->D);
+        print_message("pq_screen %g: %.0f of %.0f primitive quartets kept, screen bound %.3g Eh\n", ts[it], mine,
+                      all, bound);
+        if (ts[it] == 0.0) assert_true(mine == all && bound == base);
+        else assert_true(mine < prev && bound > base);
+        prev = mine;
+    }
+    free(kept);
+}
+
 /* prim_screen = 0 keeps every primitive pair. */
 static void test_prim_screen_off(void **state)
 {
@@ -424,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_prim_screen_bound),
         cmocka_unit_test(test_prim_screen_off),
         cmocka_unit_test(test_screen_bound),
+        cmocka_unit_test(test_pq_kept),
     };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 3 waters, coarse primitive screening", screen,
