@@ -44,13 +44,7 @@ __host__ __device__ __forceinline__ int eri_pq_count(const prim_view &v, int n, 
         if (v.a[mid * v.s + PF_q * v.fs] * qo < 1.0) hi = mid;
         else lo = mid + 1;
     }
-#ifdef __CUDA_ARCH__
-    /* the warp's largest: the loop it bounds stays the same for every lane (a lane runs at
-     * most what it would without the screen, so its result only gains accuracy) */
-    return (int)__reduce_max_sync(__activemask(), (unsigned)lo);
-#else
     return lo;
-#endif
 }
 #define ERI_PQ_COUNT(list, n, other) eri_pq_count(list, n, ERI_PF(other, q))
 
