@@ -35,10 +35,12 @@ struct prim_view {
  * the square root of the screen, so that the test is one product; +inf where the run screens
  * nothing (store mode, pq_screen = 0), which no product brings under 1. The kept prefix of a
  * list by bisection: a few loads of one address per warp where the bra is shared, instead of
- * a test in every iteration of the loop it bounds. */
+ * a test in every iteration of the loop it bounds; one load where the whole list is kept. */
 __host__ __device__ __forceinline__ int eri_pq_count(const prim_view &v, int n, double qo)
 {
-    int lo = 0, hi = n; /* the first one the screen drops */
+    /* the last one first: most lists keep all (and every one when nothing is screened) */
+    if (n <= 0 || v.a[(n - 1) * v.s + PF_q * v.fs] * qo >= 1.0) return n;
+    int lo = 0, hi = n - 1; /* the first one the screen drops */
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
         if (v.a[mid * v.s + PF_q * v.fs] * qo < 1.0) hi = mid;
