@@ -64,11 +64,13 @@ static inline eri_v eri_vsqrt(eri_v x)
 #define ERI_VBUILD(F) ((eri_v){F(0), F(1)})
 #endif
 
-/* eri_prim with a lane per quartet: field f of lane l is eri_prim.f of that lane's pair */
+/* eri_prim with a lane per quartet: field f of lane l is eri_prim.f of that lane's pair; q:
+ * its Schwarz factor (eri_pairs.q) over the square root of the primitive-quartet screen, +inf
+ * where the run screens nothing */
 typedef struct {
     eri_v p, K;
     eri_v P[3], PA[3], PB[3];
-    eri_v h;
+    eri_v h, q;
 } eri_primv;
 
 /* a family pair's primitive pair with a lane per family quartet (eri_hgpfv_*): the shared
@@ -77,6 +79,30 @@ typedef struct {
     eri_primv v;
     eri_v Kf[ERI_FAM_MAXMEM];
 } eri_primfv;
+
+/* The primitive-quartet screen over the lanes (ERI_PQ_COUNT in the lane code): of the first
+ * n primitive pairs of list (largest q first in every lane), how many the screen keeps with
+ * o in some lane; the lanes run together, so a lane may run more than it needs. */
+#define ERI_PQ_COUNTV(name, T, Q)                                                                \
+    static inline int name(const T *list, int n, const T *o)                                     \
+    {                                                                                            \
+        int most = 0;                                                                            \
+        for (int l = 0; l < ERI_W && most < n; l++) {                                            \
+            const double qo = (o)->Q[l];                                                         \
+            if (!((list)[n - 1].Q[l] * qo < 1.0)) return n;                                      \
+            int lo = most, hi = n - 1; /* the first it drops: no earlier than most */            \
+            while (lo < hi) {                                                                    \
+                const int mid = (lo + hi) >> 1;                                                  \
+                if ((list)[mid].Q[l] * qo < 1.0) hi = mid;                                       \
+                else lo = mid + 1;                                                               \
+            }                                                                                    \
+            most = lo;                                                                           \
+        }                                                                                        \
+        return most;                                                                             \
+    }
+ERI_PQ_COUNTV(eri_pq_countv, eri_primv, q)
+ERI_PQ_COUNTV(eri_pq_countfv, eri_primfv, v.q)
+#undef ERI_PQ_COUNTV
 
 #if ERI_W == 4
 /* With 4 lanes, rows of 4 doubles (one per lane) become columns (one per field) by a 4 x 4

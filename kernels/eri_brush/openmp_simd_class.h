@@ -151,6 +151,13 @@ static inline __attribute__((always_inline)) void omp_lanes_ab(const eri_pair *c
     }
 }
 
+/* What the lanes' q hold (eri_primv): the primitive-quartet screen in digest mode only, so that
+ * store mode (the oracle's samples included) computes every primitive quartet. */
+static inline double omp_pq_scale(const eri_batch *b, const eri_pairs *ps)
+{
+    return b->mode == ERI_MODE_DIGEST && ps->pq_screen > 0 ? 1.0 / sqrt(ps->pq_screen) : INFINITY;
+}
+
 /* The Cartesian blocks of the ERI_W quartets (P[l]|Q[l]) of pairs ps (HGP, nb and nk
  * primitive pairs) into ln->out: lane l's block at ((double *)ln->out)[n * ERI_W + l]. */
 static inline __attribute__((always_inline)) void
@@ -158,13 +165,20 @@ omp_lanes_eval(const eri_batch *b, const eri_pairs *ps, const eri_pair *const *P
            int nk, omp_lanes *ln, omp_genv_fn gen)
 {
     const eri_prim *src[ERI_W];
+    const double qs = omp_pq_scale(b, ps);
     for (int j = 0; j < nb; j++) {
         for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + P[l]->pp0 + j;
         eri_primv_gather(ln->bra + j, src);
+#define OMP_Q(l) ps->q[P[l]->pp0 + j] * qs
+        ln->bra[j].q = ERI_VBUILD(OMP_Q);
+#undef OMP_Q
     }
     for (int j = 0; j < nk; j++) {
         for (int l = 0; l < ERI_W; l++) src[l] = ps->prim + Q[l]->pp0 + j;
         eri_primv_gather(ln->ket + j, src);
+#define OMP_Q(l) ps->q[Q[l]->pp0 + j] * qs
+        ln->ket[j].q = ERI_VBUILD(OMP_Q);
+#undef OMP_Q
     }
     eri_v AB[3], CD[3];
     omp_lanes_ab(P, Q, AB, CD);
@@ -208,9 +222,11 @@ static inline int omp_fam_members(const omp_state *st, const eri_segment *sg, in
 
 /* dst[j] = the primitive pair j of family pair f[l] in lane l, with the members'
  * coefficients */
-static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, int nmem, eri_primfv *dst)
+static inline void omp_fam_gather(const eri_batch *b, const eri_families *fs, const long *f, int n, int nmem,
+                                  eri_primfv *dst)
 {
     const eri_prim *src[ERI_W];
+    const double qs = omp_pq_scale(b, &fs->ps);
     for (int j = 0; j < n; j++) {
         long pp[ERI_W];
         for (int l = 0; l < ERI_W; l++) {
@@ -218,6 +234,9 @@ static inline void omp_fam_gather(const eri_families *fs, const long *f, int n, 
             src[l] = fs->ps.prim + pp[l];
         }
         eri_primv_gather(&dst[j].v, src);
+#define OMP_Q(l) fs->ps.q[pp[l]] * qs
+        dst[j].v.q = ERI_VBUILD(OMP_Q);
+#undef OMP_Q
         for (int m = 0; m < nmem; m++) {
 #define OMP_K(l) fs->K[ERI_FAM_MAXMEM * pp[l] + m]
             dst[j].Kf[m] = ERI_VBUILD(OMP_K);
@@ -252,8 +271,8 @@ omp_run_fam(const eri_batch *b, const omp_state *st, const eri_segment *sg, long
         if (one) { /* a family of one a side is its pair unchanged: the one-pair code */
             omp_lanes_eval(b, &fs->ps, FP, FQ, nb, nk, ln, gen1);
         } else {
-            omp_fam_gather(fs, P, nb, mb, ln->fbra);
-            omp_fam_gather(fs, Q, nk, mk, ln->fket);
+            omp_fam_gather(b, fs, P, nb, mb, ln->fbra);
+            omp_fam_gather(b, fs, Q, nk, mk, ln->fket);
             eri_v AB[3], CD[3];
             omp_lanes_ab(FP, FQ, AB, CD);
             gen(ln->fbra, nb, ln->fket, nk, mb, mk, 0, 0, AB, CD, b->boys, ln->out);

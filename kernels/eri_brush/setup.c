@@ -138,8 +138,10 @@ int eri_case_create(eri_case *ec, const eri_config *cfg, sb_backend be)
     sb_progress("eri_brush: %d atoms, %d shells, %d basis functions: Schwarz factors...", ec->mol.natom,
                 ec->bas.nshell, ec->bas.nbf);
     if ((rc = eri_pairs_build(&ec->bas, cfg->prim_screen, &ec->ps))) return rc;
-    /* only the CUDA backend's digest skips primitive quartets (its generated loops test it) */
-    ec->ps.pq_screen = be == SB_BACKEND_CUDA && cfg->mode == ERI_MODE_DIGEST ? cfg->pq_screen : 0.0;
+    /* the CUDA and OpenMP backends' digests skip primitive quartets (their generated loops);
+     * the reference computes every one */
+    ec->ps.pq_screen =
+        (be == SB_BACKEND_CUDA || be == SB_BACKEND_OPENMP_SIMD) && cfg->mode == ERI_MODE_DIGEST ? cfg->pq_screen : 0.0;
     sb_progress("eri_brush: screening quartets...");
     if ((rc = eri_worklist_build(&ec->bas, &ec->ps, cfg->screen, &ec->w))) return rc;
     if (cfg->path < 0 && cfg->mode == ERI_MODE_DIGEST) eri_worklist_digest_paths(&ec->w, cfg->pure, eri_jeng_lmin(be));

@@ -145,9 +145,11 @@ def signature(kind, la, lb, lc, ld):
             "const double *boys_table, double *ERI_RESTRICT out)\n" % (kind, la, lb, lc, ld))
 
 
-# The primitive-quartet screen (eri.h, ERI_PQ_COUNT): per ket primitive, the leading bra
-# primitives that it keeps, found once, so the inner loop carries no test.
+# The primitive-quartet screen (eri.h, ERI_PQ_COUNT): per primitive of the outer loop, the
+# leading primitives of the inner one that it keeps, found once, so the inner loop carries no
+# test.
 PQ_COUNT = "const int nbk = ERI_PQ_COUNT(bra, nb, k);\n"
+PQ_COUNT_KET = "const int nkb = ERI_PQ_COUNT(ket, nk, b);\n"
 
 
 def prim_loop(pre, L, body):
@@ -165,9 +167,10 @@ def prim_loop(pre, L, body):
         depth = [1] + [2] * (len(outer) - 1) + [2] + [3] * (len(inner) - 1)
         return "".join(" " * (4 * d) + x for d, x in zip(depth, outer + inner))
 
-    # ket outside (the GPU): the screen bounds the bra loop; bra outside (the CPU): no screen
+    # ket outside (the GPU): the screen bounds the bra loop; bra outside (the CPU): the ket loop
     ket_outer = nest(ket + (PQ_COUNT,), (bra[0].replace("ib < nb", "ib < nbk"),) + bra[1:])
-    return ("#if ERI_KET_OUTER\n" + ket_outer + "#else\n" + nest(bra, ket) + "#endif\n"
+    bra_outer = nest(bra + (PQ_COUNT_KET,), (ket[0].replace("ik < nk", "ik < nkb"),) + ket[1:])
+    return ("#if ERI_KET_OUTER\n" + ket_outer + "#else\n" + bra_outer + "#endif\n"
             + pre + "            double F[%d];\n            eri_boys(boys_table, %d, T, F);\n" % (L + 1, L) + body)
 
 

@@ -82,6 +82,7 @@ def gen_hgp_fam(la, lb, lc, ld):
 
 
 _FAMV_SUBS = [
+    (re.compile(r"ERI_PQ_COUNT\("), "eri_pq_countfv("),
     (re.compile(r"^ *#pragma unroll\n", re.M), ""),
     (re.compile(r"\bdouble (s\w+)\[CB\]\[CK\];"), r"eri_v \1[ERI_FAM_MAXMEM][ERI_FAM_MAXMEM];"),
     (re.compile(r"\bdouble (t\w+)\[CB\];"), r"eri_v \1[ERI_FAM_MAXMEM];"),

@@ -10,8 +10,8 @@ drift apart."""
 import re
 
 _SUBS = [
-    # the lanes run every primitive quartet: the primitive-quartet screen is the GPU's
-    (re.compile(r"ERI_PQ_COUNT\(\w+, (\w+), \w\)"), r"\1"),
+    # the primitive-quartet screen over the lanes (lanes.h)
+    (re.compile(r"ERI_PQ_COUNT\("), "eri_pq_countv("),
     (re.compile(r"ERI_PRIMS (\w) = ERI_PRIM_AT\((\w+), (\w+)\);"), r"const eri_primv *\1 = \2 + \3;"),
     (re.compile(r"ERI_PF\((\w), (\w+)\)"), r"\1->\2"),
     (re.compile(r"ERI_PV\((\w), (\w+), (\d)\)"), r"\1->\2[\3]"),

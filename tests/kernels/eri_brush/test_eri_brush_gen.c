@@ -230,10 +230,12 @@ static void hgp_lanes_exact(void **state)
             for (int j = 0; j < q[0].nb; j++) {
                 for (int l = 0; l < ERI_W; l++) src[l] = &q[l].bra[j];
                 eri_primv_gather(&bra[j], src);
+                bra[j].q = ERI_V_ZERO + INFINITY; /* no primitive-quartet screen */
             }
             for (int j = 0; j < q[0].nk; j++) {
                 for (int l = 0; l < ERI_W; l++) src[l] = &q[l].ket[j];
                 eri_primv_gather(&ket[j], src);
+                ket[j].q = ERI_V_ZERO + INFINITY;
             }
             g->hgpv(bra, q[0].nb, ket, q[0].nk, AB, CD, tab, out);
             for (int l = 0; l < ERI_W; l++) {

@@ -424,6 +424,39 @@ static void test_pq_kept(void **state)
     free(kept);
 }
 
+/* The primitive-quartet screen on the lanes (lanes.h, eri_pq_countv): at a coarse 1e-10, J
+ * (finished) moves from the unscreened run's by something, and by no more than the screen's own
+ * bound (eri_screen_bound with only it), with families and one pair at a time; store mode
+ * ignores it (the same integrals bit for bit). */
+static void test_pq_screen_lanes(void **state)
+{
+    const tcase *c0 = *state;
+    if (!c0) skip();
+    tcase c = *c0;
+    const size_t n = (size_t)c.bas.nbf * c.bas.nbf;
+    for (int fam = 0; fam < 2; fam++) {
+        setenv("SB_ERI_FAMILY", fam ? "1" : "0", 1);
+        c.ps.pq_screen = 0.0;
+        double *J0 = run_ops(&eri_ops_openmp_simd, &c, ERI_MODE_DIGEST, 2, 0);
+        c.ps.pq_screen = 1e-10;
+        double *Jt = run_ops(&eri_ops_openmp_simd, &c, ERI_MODE_DIGEST, 2, 0);
+        eri_coulomb_finish(&c.bas, J0);
+        eri_coulomb_finish(&c.bas, Jt);
+        const double d = max_diff(Jt, J0, n), bound = eri_screen_bound(&c.bas, &c.ps, 0.0, 0.0, c.D);
+        print_message("lanes, %s: pq_screen 1e-10 moves J by %.3g (bound %.3g)\n",
+                      fam ? "families" : "one pair at a time", d, bound);
+        assert_true(d > 0.0 && d <= bound);
+        free(J0), free(Jt);
+    }
+    unsetenv("SB_ERI_FAMILY");
+    c.ps.pq_screen = 0.0;
+    double *s0 = run_ops(&eri_ops_openmp_simd, &c, ERI_MODE_STORE, 2, 0);
+    c.ps.pq_screen = 1e-10;
+    double *st = run_ops(&eri_ops_openmp_simd, &c, ERI_MODE_STORE, 2, 0);
+    assert_memory_equal(s0, st, sizeof(double) * (size_t)c.w.store_off[c.w.nq]);
+    free(s0), free(st);
+}
+
 /* prim_screen = 0 keeps every primitive pair. */
 static void test_prim_screen_off(void **state)
 {
@@ -463,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_prim_screen_off),
         cmocka_unit_test(test_screen_bound),
         cmocka_unit_test(test_pq_kept),
+        cmocka_unit_test(test_pq_screen_lanes),
     };
     int fails = cmocka_run_group_tests_name("eri_openmp water cc-pvdz (pure)", pure, setup_water_pure, teardown);
     fails += cmocka_run_group_tests_name("eri_openmp 3 waters, coarse primitive screening", screen,
