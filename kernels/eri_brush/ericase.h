@@ -11,6 +11,10 @@
 /* The primitive-quartet screen of digest mode on the GPU (eri_pairs.pq_screen): J's bound
  * (screen_bound.c) stays under the quartet screen's. */
 #define ERI_PQ_SCREEN_DEFAULT 1e-15
+/* Above it the skipped primitive quartets can move J past the 1e-11 check against the scalar
+ * reference, which computes every one (water/STO-3G at 1e-10; benzene/cc-pVDZ at 1e-12:
+ * 3.6e-12 of max|J|). */
+#define ERI_PQ_SCREEN_MAX 1e-12
 /* Below this many integrals the scalar reference recomputes the whole Coulomb matrix
  * for the oracle check (seconds); above, it checks a per-class sample of quartets. */
 #define ERI_ORACLE_FULL_ERIS 3e7

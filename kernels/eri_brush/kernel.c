@@ -14,7 +14,7 @@ static const sb_param_spec eri_params[] = {
     {"mode", "digest", "digest: Coulomb matrix J[D] of a fixed pseudo-random density, no integral stored; store: keep every unique integral (s, p, d shells only)"},
     {"screen", "1e-12", "Schwarz threshold: quartets with sqrt((ab|ab)) sqrt((cd|cd)) below it are skipped, hartree"},
     {"prim_screen", "1e-18", "primitive-pair screening: each shell pair drops its smallest primitive pairs while the Schwarz bound on what they add to any integral stays below this (twice it with the ket's), hartree; 0 keeps every primitive pair"},
-    {"pq_screen", "1e-15", "primitive-quartet screening (cuda and openmp_simd, digest mode): within a kept quartet, the primitive quartets whose primitive pairs' Schwarz factors multiply to less than this are skipped; its bound joins screen_error_bound; 0 computes every one"},
+    {"pq_screen", "1e-15", "primitive-quartet screening (cuda and openmp_simd, digest mode): within a kept quartet, the primitive quartets whose primitive pairs' Schwarz factors multiply to less than this are skipped; its bound joins screen_error_bound; 0 computes every one; at most 1e-12, beyond which J can leave the 1e-11 check against the reference"},
     {"path", "auto", "auto: cheaper of HGP and MD per class and contraction pattern (flop model), and in digest mode the J engine for la+lb+lc+ld >= 6 (cuda: >= 5; measured); hgp or md: force one; jeng: J engine, digest through Hermite densities without forming the integrals (digest mode); classes with an f shell always run the J engine"},
     {"oracle", "4", "quartets per class recomputed by the scalar reference (large cases; small ones redo J whole)"},
     {NULL, NULL, NULL}};

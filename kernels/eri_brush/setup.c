@@ -57,7 +57,7 @@ int eri_case_parse(sb_params *p, eri_config *cfg)
     if (!rc) rc = sb_param_choice(p, "path", paths, 0, &path);
     if (!rc) rc = sb_param_double(p, "screen", ERI_SCREEN_DEFAULT, 0.0, 1e-4, &cfg->screen);
     if (!rc) rc = sb_param_double(p, "prim_screen", ERI_PRIM_SCREEN_DEFAULT, 0.0, 1e-10, &cfg->prim_screen);
-    if (!rc) rc = sb_param_double(p, "pq_screen", ERI_PQ_SCREEN_DEFAULT, 0.0, 1e-10, &cfg->pq_screen);
+    if (!rc) rc = sb_param_double(p, "pq_screen", ERI_PQ_SCREEN_DEFAULT, 0.0, ERI_PQ_SCREEN_MAX, &cfg->pq_screen);
     if (!rc) rc = sb_param_long(p, "cartesian", 0, 0, 1, &cart);
     if (!rc) rc = sb_param_long(p, "oracle", 4, 0, 100000, &cfg->oracle);
     cfg->pure = !cart;

@@ -159,7 +159,7 @@ expect_usage "g shells" run $E --param molecule=water --param basis="$work/g.g94
 expect_usage "cc-pvqz" run $E --param basis=cc-pvqz
 expect_usage "prim_screen=0.001" run $E --param prim_screen=0.001
 expect_usage "prim_screen=-1" run $E --param prim_screen=-1
-expect_usage "pq_screen=1e-9" run $E --param pq_screen=1e-9
+expect_usage "pq_screen=1e-11" run $E --param pq_screen=1e-11
 expect_usage "pq_screen=-1" run $E --param pq_screen=-1
 # dfratom_scf: open shells, unknown elements, impossible charges, untabulated nuclei
 D=dfratom_scf
