@@ -80,6 +80,7 @@ DFR_JOB = {
 # Parameters whose accepted values are a set within the range, with the set in that setting.
 SETS = {
     ("dfratom_scf", "charge"): ("the closed shells of Ne", ["0", "6", "8", "9"]),
+    ("dfratom_scf", "bsize_stall"): ("0 or 8 .. 10000", ["0", "8", "12", "40", "316", "10000"]),
     ("nlchains", "alpha", "model=toda"): ("!= 0", None),
 }
 # Parameters a CPU sweep cannot exercise: what they do happens elsewhere.

@@ -33,10 +33,13 @@ static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const d
     o->bad_spectrum[j] = bad != 0;
 }
 
-/* An SCF that ran to maxit without converging: its Fock builds are those a round waits for */
+/* An SCF that ran to maxit, or stalled, without converging: its Fock builds are those a round
+ * waits for */
 static void count_maxit(dfr_batch_out *a, const dfr_result *r, int maxit)
 {
-    if (r->converged || r->iterations < maxit) return;
+    if (r->converged) return;
+    if (r->stalled) a->stalled_scfs++, a->stalled_builds += r->fock_builds;
+    if (r->iterations < maxit) return;
     a->maxit_scfs++;
     a->maxit_builds += r->fock_builds;
 }
@@ -358,8 +361,9 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
         o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;
         o->fock_builds += a->fock_builds, o->tabulated += a->tabulated;
         o->maxit_scfs += a->maxit_scfs, o->maxit_builds += a->maxit_builds;
+        o->stalled_scfs += a->stalled_scfs, o->stalled_builds += a->stalled_builds;
         a->t_host = a->t_tensor = a->t_contract = a->t_eig = 0.0;
-        a->fock_builds = a->tabulated = a->maxit_scfs = a->maxit_builds = 0;
+        a->fock_builds = a->tabulated = a->maxit_scfs = a->maxit_builds = a->stalled_scfs = a->stalled_builds = 0;
     }
     return rc;
 }
@@ -388,7 +392,7 @@ int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w
 /* Candidates j0 .. j0+n-1: the case's basis moved by bsopt's start offsets */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
 {
-    o->fock_builds = o->maxit_scfs = o->maxit_builds = 0;
+    o->fock_builds = o->maxit_scfs = o->maxit_builds = o->stalled_scfs = o->stalled_builds = 0;
     o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
     o->chunk = 1;
     o->tabulated = 0, o->table_per = 0;

@@ -174,6 +174,7 @@ static void out_add(dfr_batch_out *to, const dfr_batch_out *o)
     to->t_host += o->t_host, to->t_tensor += o->t_tensor, to->t_contract += o->t_contract, to->t_eig += o->t_eig;
     to->fock_builds += o->fock_builds, to->tabulated += o->tabulated;
     to->maxit_scfs += o->maxit_scfs, to->maxit_builds += o->maxit_builds;
+    to->stalled_scfs += o->stalled_scfs, to->stalled_builds += o->stalled_builds;
 }
 
 static void opt_free(bz_opt *p)
@@ -601,10 +602,12 @@ int dfr_bsize(dfr_case *d)
     r->final = cur, r->e_final = ecur, r->err_rel = rel_err(&z, ecur);
     r->seconds = sb_clock_seconds() - t0;
     r->t_tensor = z.o.t_tensor, r->t_contract = z.o.t_contract, r->t_host = z.o.t_host, r->t_eig = z.o.t_eig;
-    double builds[3] = {z.o.fock_builds, z.o.maxit_scfs, z.o.maxit_builds}; /* of this rank's candidates */
-    sb_mpi_sum(builds, 3);
+    double builds[5] = {z.o.fock_builds, z.o.maxit_scfs, z.o.maxit_builds, z.o.stalled_scfs,
+                        z.o.stalled_builds}; /* of this rank's candidates */
+    sb_mpi_sum(builds, 5);
     r->fock_builds = (int)builds[0], r->rounds = sb_mpi_max_int(r->rounds);
     r->maxit_scfs = (int)builds[1], r->maxit_builds = (int)builds[2];
+    r->stalled_scfs = (int)builds[3], r->stalled_builds = (int)builds[4];
     r->critical_iters = sb_mpi_max_int(r->critical_iters); /* ranks run their rounds together */
     say(&z, "final basis: %s, alpha %.12g beta %.12g gamma %.8g delta %.8g (K = %d): E = %.10f Eh, error %.2e "
             "(tolerance %.3g); %d SCFs in %d rounds, %.1f s\n", ranges(&z, &cur, rb, sizeof rb), cur.alpha, cur.beta,

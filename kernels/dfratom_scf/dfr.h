@@ -79,6 +79,8 @@ typedef struct {
     int diis;                     /* DIIS subspace (0: damping only) */
     int eig_occupied;             /* host eigen-solves: only the eigenpairs the density needs
                                      (SB_DFR_EIG=dsyevr), not every one (dsygvd, the default) */
+    int stall;                    /* give up after this many iterations in which the convergence
+                                     ratio (dfr_result.conv_ratio) has not halved; 0: only maxit */
 } dfr_scf_opts;
 
 /* Two-electron part of the Fock matrices: G = J - K for every symmetry from the
@@ -112,6 +114,7 @@ void dfr_g_mirror(const dfr_sym *y, double *G);
 typedef struct {
     double energy, e_kin, e_ne, e_ee;
     int iterations, converged, fock_builds;
+    int stalled;                  /* ended unconverged by dfr_scf_opts.stall */
     double eps[DFR_NSYM][8];      /* occupied orbital energies per symmetry (first 8) */
     int below_minus_c2[DFR_NSYM]; /* eigenvalues below -c^2: must equal N_s (positronic) */
     double min_occ_eps;           /* lowest occupied orbital energy: must exceed -2c^2 */

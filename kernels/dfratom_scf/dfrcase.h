@@ -14,6 +14,11 @@ typedef struct {
 /* The SCFs here converge in 9 to 23 iterations (Be 10, Xe 16, Rn 17 to 23; README): a smaller
  * maxit stops every one of them unconverged */
 #define DFR_MAXIT_MIN 30
+/* job=bsize gives a candidate's SCF up when its convergence ratio has not halved in
+ * bsize_stall iterations (DFR_BSIZE_STALL by default, DFR_BSIZE_STALL_MIN at least, 0: never):
+ * such an SCF counts as a failed point, as it would at maxit (BSIZE.md) */
+#define DFR_BSIZE_STALL 12
+#define DFR_BSIZE_STALL_MIN 8
 extern const dfr_range dfr_range_c, dfr_range_alpha, dfr_range_beta, dfr_range_gamma, dfr_range_delta, dfr_range_A,
     dfr_range_bsize_tol, dfr_range_bsize_max;
 extern const char *const dfr_ham_names[];     /* by dfr_hamiltonian, NULL-terminated */
@@ -29,6 +34,7 @@ typedef struct {
     double *ratio;        /* DFR_HIST convergence ratios per candidate (dfr_result.conv_ratio) */
     int fock_builds, chunk;
     int maxit_scfs, maxit_builds; /* SCFs stopped at maxit unconverged, and their Fock builds */
+    int stalled_scfs, stalled_builds; /* SCFs given up by dfr_scf_opts.stall, and their Fock builds */
     int tabulated;        /* candidates whose tensors were read from an elementary-integral table */
     long table_per;       /* that table's integrals per candidate */
     double t_host, t_tensor, t_contract; /* seconds: SCF host steps, tensors, contractions */
@@ -70,6 +76,7 @@ typedef struct {
     dfr_wtbs start, final;
     int scfs, rounds, failed_scfs, fock_builds;
     int maxit_scfs, maxit_builds; /* of fock_builds, those of SCFs stopped at maxit unconverged */
+    int stalled_scfs, stalled_builds; /* and those of SCFs given up as stalled (bsize_stall) */
     int critical_iters;   /* over rounds: the SCF iterations a round waits for (its slowest group) */
     double seconds, t_tensor, t_contract, t_host, t_eig;
     int step_chosen[DFR_BSIZE_STEPS];         /* size chosen at each step (-1: not run) */

@@ -31,6 +31,8 @@ static const sb_param_spec dfr_params[] = {
     {"bsize_steps", "8", "job=bsize: steps run (the start basis, upper ends f d p s, lower ends f d p)"},
     {"bsize_local", "1", "job=bsize: 1 re-optimises the final basis less one function at every shrunk end (checks)"},
     {"bsize_out", "", "job=bsize: write the final basis as JSON to this file"},
+    {"bsize_stall", "12", "job=bsize: a candidate's SCF is a failed point once its convergence ratio has not halved "
+                          "in this many iterations, 8 .. 10000; 0: only maxit ends it"},
     {"bsize_warm", "1", "job=bsize: 1 starts each candidate's SCF from the density of its previous point, 0 from the "
                         "core Hamiltonian"},
     {"batch", "256", "job=batch: candidate bases, the case's basis and bsopt's Halton offsets around it"},
@@ -237,6 +239,8 @@ static int bsize_counters(sb_case *c, dfr_case *d)
     sb_counter_set(cs, "bsize_fock_builds", b->fock_builds, "1");
     sb_counter_set(cs, "bsize_maxit_scfs", b->maxit_scfs, "1");
     sb_counter_set(cs, "bsize_maxit_fock_builds", b->maxit_builds, "1");
+    sb_counter_set(cs, "bsize_stalled_scfs", b->stalled_scfs, "1");
+    sb_counter_set(cs, "bsize_stalled_fock_builds", b->stalled_builds, "1");
     sb_counter_set(cs, "bsize_critical_iterations", b->critical_iters, "1");
     sb_counter_set(cs, "bsize_engine_sequential", d->engine == DFR_ENGINE_SEQUENTIAL, "1");
     sb_counter_set(cs, "bsize_groups_side_by_side", d->engine == DFR_ENGINE_BATCHED && d->bz.side, "1");

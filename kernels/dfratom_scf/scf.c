@@ -145,6 +145,8 @@ struct dfr_scf_run {
     long psize;
     int dirac, it, m_diis, verbose;
     double Eold;
+    double stall_mark;    /* the convergence ratio that the next one must halve */
+    int stall_it;         /* the iteration that set it */
     double *S, *V, *H, *K, *G, *D, *Dw, *Dold, *Hf, *Mf, *Ff, *Df, *Ef, *tmp, *Lf;
     /* the density step's workspace, a slice per symmetry block (A, B at foff, w at woff,
      * isuppz at 2 woff) so that the blocks may be solved on threads of their own */
@@ -454,10 +456,11 @@ static int fock_begin(dfr_scf_run *st, int *done)
     }
     r->de = fabs(r->energy - st->Eold);
     st->Eold = r->energy;
-    if (it <= DFR_HIST)
-        r->conv_ratio[it - 1] = it == 1 ? INFINITY
-                                        : fmax(fmax(r->de / o->conv_e, r->dd_ll / o->conv_ll),
-                                               fmax(r->dd_ls / o->conv_ls, r->dd_ss / o->conv_ss));
+    const double ratio = it == 1 ? INFINITY
+                                 : fmax(fmax(r->de / o->conv_e, r->dd_ll / o->conv_ll),
+                                        fmax(r->dd_ls / o->conv_ls, r->dd_ss / o->conv_ss));
+    if (it <= DFR_HIST) r->conv_ratio[it - 1] = ratio;
+    if (it == 1 || ratio < 0.5 * st->stall_mark) st->stall_mark = ratio, st->stall_it = it;
     if (st->verbose)
         sb_progress("dfratom_scf: iteration %3d  E = %.12f Eh  dE = %.1e Eh  dD(LL) = %.1e", it, r->energy, r->de,
                     r->dd_ll);
@@ -468,6 +471,10 @@ static int fock_begin(dfr_scf_run *st, int *done)
     }
     if (it >= o->maxit) {
         *done = 1;
+        return 0;
+    }
+    if (o->stall > 0 && it - st->stall_it >= o->stall) {
+        r->stalled = *done = 1;
         return 0;
     }
     return st->m_diis >= 2;

@@ -108,7 +108,7 @@ static int read_basis(const char *file, dfr_case *d)
 static int parse_bsize(sb_params *p, dfr_case *d)
 {
     dfr_bsize_opts *b = &d->bz;
-    long evals, groups, steps, local, warm, side;
+    long evals, groups, steps, local, warm, side, stall;
     int rc;
     b->max = d->w.K;
     if ((rc = sb_param_double(p, "bsize_tol", 5e-8, dfr_range_bsize_tol.lo, dfr_range_bsize_tol.hi, &b->tol)) ||
@@ -117,8 +117,18 @@ static int parse_bsize(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "bsize_steps", DFR_BSIZE_STEPS, 1, DFR_BSIZE_STEPS, &steps)) ||
         (rc = sb_param_long(p, "bsize_local", 1, 0, 1, &local)) ||
         (rc = sb_param_long(p, "bsize_warm", 1, 0, 1, &warm)) ||
-        (rc = sb_param_long(p, "bsize_side", 1, 0, 1, &side)))
+        (rc = sb_param_long(p, "bsize_side", 1, 0, 1, &side)) ||
+        (rc = sb_param_long(p, "bsize_stall", DFR_BSIZE_STALL, 0, 10000, &stall)))
         return rc;
+    /* a converging SCF halves its convergence ratio every one to three iterations (README):
+     * a shorter window would give up on ones that converge */
+    if (stall > 0 && stall < DFR_BSIZE_STALL_MIN) {
+        sb_error("dfratom_scf: --param bsize_stall=%ld: accepted 0 (only maxit ends an SCF) or %d .. 10000 "
+                 "iterations",
+                 stall, DFR_BSIZE_STALL_MIN);
+        return SB_EXIT_USAGE;
+    }
+    d->o.stall = (int)stall;
     b->evals = (int)evals, b->groups = (int)groups, b->steps = (int)steps, b->local_check = (int)local;
     b->warm = (int)warm, b->side = (int)side;
     const char *out = sb_param_string(p, "bsize_out");

@@ -28,7 +28,7 @@ static inline void dfr_small_build(dfr_small *t, const char *sym, int charge, in
     dfr_wtbs w = {alpha, beta, 0.0, 0.0, K, {K, K - 4, K - 8, K - 12}, {1, 1, 1, 1}};
     assert_int_equal(dfr_basis_build(&w, ns, &t->y, t->f), SB_OK);
     dfr_scf_opts o = {137.03599976, nuc, nuc == DFR_NUC_GAUSS ? dfr_xi_from_mass(t->a.mass) : 0.0, ham, 100,
-                      1e-10, 1e-8, 1e-10, 1e-12, 8, 0};
+                      1e-10, 1e-8, 1e-10, 1e-12, 8, 0, 0};
     t->o = o;
 }
 

@@ -421,6 +421,65 @@ static void maxit_scfs_counted(void **state)
     }
 }
 
+/* job=bsize's stall rule: with thresholds no SCF can reach, the convergence ratio levels off at
+ * round-off and each of a batch of Ne candidates is given up bsize_stall iterations after it last
+ * halved, well before maxit, by both engines (the sequential one records no iterations of a
+ * failed SCF: its counts are checked); with the default thresholds none is given up; with
+ * the rule off all run to maxit. Windows below the minimum are refused. */
+static void stalled_scfs_given_up(void **state)
+{
+    (void)state;
+    sb_params p;
+    memset(&p, 0, sizeof p);
+    p.size = 8;
+    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "3"};
+    for (int i = 0; i < 6; i += 2, p.nkv++) strcpy(p.kv[p.nkv].key, kv[i]), strcpy(p.kv[p.nkv].value, kv[i + 1]);
+    for (int engine = DFR_ENGINE_BATCHED; engine <= DFR_ENGINE_SEQUENTIAL; ++engine)
+        for (int v = 0; v < 3; ++v) { /* unreachable thresholds with the rule, without it; reachable with it */
+            dfr_case d;
+            memset(&d, 0, sizeof d);
+            d.backend = SB_BACKEND_OPENMP_SIMD;
+            d.ops = &dfr_ops_openmp_simd;
+            assert_int_equal(dfr_case_parse(&p, &d), SB_OK);
+            d.o.maxit = 60;
+            d.o.stall = v == 1 ? 0 : DFR_BSIZE_STALL_MIN;
+            if (v < 2) d.o.conv_e = d.o.conv_ll = d.o.conv_ls = d.o.conv_ss = 1e-300;
+            assert_int_equal(dfr_builder_init(&d, &d.g), SB_OK);
+            dfr_batch_out o;
+            assert_int_equal(dfr_batch_out_alloc(&o, 3), SB_OK);
+            assert_int_equal(dfr_batch_eval(&d, engine, 0, 3, &o), SB_OK);
+            for (int j = 0; j < 3; ++j) {
+                assert_true(v == 2 ? isfinite(o.energy[j]) : !isfinite(o.energy[j]));
+                if (v == 0 && engine == DFR_ENGINE_BATCHED) assert_in_range(o.iters[j], DFR_BSIZE_STALL_MIN + 2, 59);
+                if (v == 1 && engine == DFR_ENGINE_BATCHED) assert_int_equal(o.iters[j], 60);
+            }
+            assert_int_equal(o.stalled_scfs, v == 0 ? 3 : 0);
+            assert_int_equal(o.maxit_scfs, v == 1 ? 3 : 0);
+            if (v == 0) assert_in_range(o.stalled_builds, 3 * (DFR_BSIZE_STALL_MIN + 2), 3 * 59);
+            dfr_batch_out_free(&o);
+            dfr_builder_free(&d, &d.g);
+            free(d.f);
+            free(d.Dfinal);
+        }
+    static const char *const bad[] = {"1", "7"};
+    for (int i = 0; i < 2; ++i) {
+        sb_params q;
+        memset(&q, 0, sizeof q);
+        q.size = 8;
+        static const char *const kb[] = {"atom", "He", "job", "bsize", "bsize_stall", ""};
+        for (int k = 0; k < 6; k += 2, q.nkv++) {
+            strcpy(q.kv[q.nkv].key, kb[k]);
+            strcpy(q.kv[q.nkv].value, k == 4 ? bad[i] : kb[k + 1]);
+        }
+        dfr_case d;
+        memset(&d, 0, sizeof d);
+        d.backend = SB_BACKEND_OPENMP_SIMD;
+        d.ops = &dfr_ops_openmp_simd;
+        assert_int_equal(dfr_case_parse(&q, &d), SB_EXIT_USAGE);
+        free(d.f);
+    }
+}
+
 /* The case runs BLAS on one thread and gives back both counts as it found them: OpenBLAS's
  * OpenMP build sets OpenMP's count with its own, which must not leak into the case's parallel
  * regions or out of it */
@@ -450,6 +509,7 @@ int main(void)
         cmocka_unit_test(auto_beta_from_alpha), cmocka_unit_test(thread_counts_kept),
         cmocka_unit_test(occupied_eigenpairs_match_dsygvd),
         cmocka_unit_test(maxit_scfs_counted),
+        cmocka_unit_test(stalled_scfs_given_up),
         cmocka_unit_test(density_blocks_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -206,8 +206,8 @@ static double one_basis(const dfr_wtbs *w, double *emax)
     static dfr_sym y;
     static dfr_fun f[DFR_NSYM * DFR_MAXN];
     assert_int_equal(dfr_basis_build(w, DFR_NSYM, &y, f), SB_OK);
-    dfr_scf_opts po = {137.036, DFR_NUC_POINT, 0, DFR_DIRAC, 1, 0, 0, 0, 0, 0, 0},
-                 go = {137.036, DFR_NUC_GAUSS, dfr_xi_from_mass(132), DFR_DIRAC, 1, 0, 0, 0, 0, 0, 0};
+    dfr_scf_opts po = {137.036, DFR_NUC_POINT, 0, DFR_DIRAC, 1, 0, 0, 0, 0, 0, 0, 0},
+                 go = {137.036, DFR_NUC_GAUSS, dfr_xi_from_mass(132), DFR_DIRAC, 1, 0, 0, 0, 0, 0, 0, 0};
     long sz = dfr_set_size(&y);
     double *S = calloc(3 * sz, sizeof *S), *Vp = S + sz, *Vg = Vp + sz, shift = 0;
     assert_non_null(S);
