@@ -120,8 +120,8 @@ static int parse_bsize(sb_params *p, dfr_case *d)
         (rc = sb_param_long(p, "bsize_side", 1, 0, 1, &side)) ||
         (rc = sb_param_long(p, "bsize_stall", DFR_BSIZE_STALL, 0, 10000, &stall)))
         return rc;
-    /* a converging SCF halves its convergence ratio every one to three iterations (README):
-     * a shorter window would give up on ones that converge */
+    /* a converging SCF halves its convergence ratio within four iterations (BSIZE.md): a
+     * window near that would give up on ones that converge */
     if (stall > 0 && stall < DFR_BSIZE_STALL_MIN) {
         sb_error("dfratom_scf: --param bsize_stall=%ld: accepted 0 (only maxit ends an SCF) or %d .. 10000 "
                  "iterations",
