@@ -35,7 +35,7 @@ static void record(dfr_batch_out *o, int j, int rc, const dfr_result *r, const d
 
 /* An SCF that ran to maxit, or stalled, without converging: its Fock builds are those a round
  * waits for */
-static void count_maxit(dfr_batch_out *a, const dfr_result *r, int maxit)
+static void count_unconverged(dfr_batch_out *a, const dfr_result *r, int maxit)
 {
     if (r->converged) return;
     if (r->stalled) a->stalled_scfs++, a->stalled_builds += r->fock_builds;
@@ -53,7 +53,7 @@ static int eval_sequential(dfr_case *d, const dfr_wtbs *w, int n, dfr_batch_out 
         double e = dfr_candidate_energy(d, &w[i], &r, warm ? &warm[i] : NULL);
         record(o, obase + i, isfinite(e) ? SB_OK : SB_EXIT_RUNTIME, &r, d, &d->y);
         o->fock_builds += r.fock_builds;
-        count_maxit(o, &r, d->o.maxit);
+        count_unconverged(o, &r, d->o.maxit);
         sb_progress("dfratom_scf batch (sequential): candidate %d of %d", i + 1, n);
     }
     /* dfr_candidate_energy left the last candidate's basis in the case: restore the case's own */
@@ -233,7 +233,7 @@ static int run_chunk(chunk *k, const dfr_wtbs *w, dfr_batch_out *o, int obase, d
         if (warm) warm[c].valid = !k->rc[c] && r.converged;
         record(o, obase + c, k->rc[c], &r, d, ys);
         a->fock_builds += r.fock_builds;
-        if (!k->rc[c]) count_maxit(a, &r, d->o.maxit);
+        if (!k->rc[c]) count_unconverged(a, &r, d->o.maxit);
     }
     return rc;
 }

@@ -386,16 +386,22 @@ static void density_blocks_match(void **state)
     dfr_gbuild_free(&g);
 }
 
+/* The parameters of a job=batch of three Ne K = 8 candidates */
+static void ne_batch_of_three(sb_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->size = 8;
+    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "3"};
+    for (int i = 0; i < 6; i += 2, p->nkv++) strcpy(p->kv[p->nkv].key, kv[i]), strcpy(p->kv[p->nkv].value, kv[i + 1]);
+}
+
 /* SCFs stopped at maxit unconverged are counted with their Fock builds, by both engines: a
  * batch of Ne candidates held to 3 iterations (none converges) and then to the default (all do) */
 static void maxit_scfs_counted(void **state)
 {
     (void)state;
     sb_params p;
-    memset(&p, 0, sizeof p);
-    p.size = 8;
-    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "3"};
-    for (int i = 0; i < 6; i += 2, p.nkv++) strcpy(p.kv[p.nkv].key, kv[i]), strcpy(p.kv[p.nkv].value, kv[i + 1]);
+    ne_batch_of_three(&p);
     for (int engine = DFR_ENGINE_BATCHED; engine <= DFR_ENGINE_SEQUENTIAL; ++engine) {
         for (int maxit = 3; maxit <= 100; maxit += 97) {
             dfr_case d;
@@ -430,10 +436,7 @@ static void stalled_scfs_given_up(void **state)
 {
     (void)state;
     sb_params p;
-    memset(&p, 0, sizeof p);
-    p.size = 8;
-    static const char *const kv[] = {"atom", "Ne", "job", "batch", "batch", "3"};
-    for (int i = 0; i < 6; i += 2, p.nkv++) strcpy(p.kv[p.nkv].key, kv[i]), strcpy(p.kv[p.nkv].value, kv[i + 1]);
+    ne_batch_of_three(&p);
     for (int engine = DFR_ENGINE_BATCHED; engine <= DFR_ENGINE_SEQUENTIAL; ++engine)
         for (int v = 0; v < 3; ++v) { /* unreachable thresholds with the rule, without it; reachable with it */
             dfr_case d;
