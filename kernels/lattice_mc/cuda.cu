@@ -2,7 +2,9 @@
  * Same sub-lattice-major layout as the OpenMP backend (see openmp_simd.c): a tick
  * is one launch over the (L/2)^3 sites of one sub-lattice, a thread per two sites at
  * the same x and y in consecutive planes (cuda_site.cuh: they share one Philox call per
- * lane pair), x fastest across a warp so all 21 float loads are coalesced. The threads of a
+ * lane pair), x fastest across a warp so all 21 float loads are coalesced; neighbour loads
+ * are evict-first in L2, and on one rank each tick is a programmatic dependent launch of
+ * the one before (cu_ticks). The threads of a
  * plane run through its rows one after another (a row pitch rounded up to even, so that a
  * lane pair stays in one row), so that no lane idles at a row's end when L/2 is not a
  * multiple of the block (L = 644: 16 % of the lanes with a block a row). Rejected moves
@@ -60,6 +62,10 @@ struct tick_args {
 template <bool DROPLET>
 __global__ void __launch_bounds__(256, DROPLET ? 4 : 5) lmc_tick(tick_args a, double *acc)
 {
+#if __CUDA_ARCH__ >= 900
+    /* the next tick may be scheduled once every block of this one has started (see cu_ticks) */
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
     const int h = (int)a.g.h, pitch = (h + 1) & ~1, i = blockIdx.x * blockDim.x + threadIdx.x;
     const int xh = i % pitch, yh = i / pitch;
     const int zl = a.zlo + 2 * blockIdx.z;
@@ -162,13 +168,24 @@ int cu_ticks(lmc *m, tick_args a, int phase, int lo, int hi, cudaStream_t s = 0)
     if (hi <= lo) return SB_OK;
     dim3 grid(st->grid.x, st->grid.y, (unsigned)(hi - lo + 1) / 2);
     a.zlo = lo, a.zhi = hi;
+    /* On one rank, consecutive ticks overlap by programmatic dependent launch: the blocks of
+     * tick t + 1 fill the SMs that tick t's last partial wave (of 6.2 at L = 256) leaves idle
+     * and compute their Philox words there, then wait for tick t's grid before loading
+     * (wait_previous_grid). Measured on the H200 at L = 256: 57.3 -> 59.6 G site updates/s.
+     * Slabs keep plain stream order: their ticks interleave with halo copies on a second
+     * stream. */
+    cudaLaunchAttribute pdl;
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid, cfg.blockDim = st->block, cfg.stream = s;
+    cfg.attrs = &pdl, cfg.numAttrs = m->halo ? 0 : 1;
     for (int t = 4 * phase; t < 4 * phase + 4; t++) {
         a.p = tick_par_of(a.g, lmc_tick_order[t]);
         if (m->cfg.geometry == LMC_DROPLET)
-            lmc_tick<true><<<grid, st->block, 0, s>>>(a, st->acc);
+            SB_CU(cudaLaunchKernelEx(&cfg, lmc_tick<true>, a, st->acc));
         else
-            lmc_tick<false><<<grid, st->block, 0, s>>>(a, st->acc);
-        SB_CU_LAUNCH();
+            SB_CU(cudaLaunchKernelEx(&cfg, lmc_tick<false>, a, st->acc));
     }
     return SB_OK;
 }

@@ -93,11 +93,36 @@ __host__ __device__ __forceinline__ tick_par tick_par_of(const lattice &g, int s
 enum class loads { read_only, l1, l2 };
 
 template <loads LD>
-__device__ __forceinline__ float ld(const float *p)
+__device__ __forceinline__ float ld(const float *p, uint64_t policy)
 {
     if (LD == loads::l1) return *p;
     if (LD == loads::l2) return __ldcg(p);
-    return __ldg(p);
+    float v;
+    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(policy));
+    return v;
+}
+
+/* A tick's neighbour loads are marked evict-first in L2, so that L2 keeps the lines of the
+ * sub-lattice being updated (read, then written) rather than neighbour lines that the next
+ * tick mostly finds evicted anyway: at L = 256 a tick streams four 25 MB sub-lattices through
+ * a 60 MB L2. Measured on the H200 at L = 256 (same call, 3 rounds): 55.2 -> 49.7 B of DRAM
+ * traffic an update, 55.1 -> 57.3 G site updates/s. */
+__device__ __forceinline__ uint64_t l2_evict_first()
+{
+    uint64_t p;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+
+/* Programmatic dependent launch (sm_90, cu_ticks in cuda.cu): a tick's blocks start while
+ * the previous tick's last wave runs, compute their Philox words, and wait here for that
+ * tick's grid (its writes visible) before the first lattice load. A no-op for a launch
+ * without the attribute. */
+__device__ __forceinline__ void wait_previous_grid()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 /* Offsets from a site to its two x neighbours (+x, -x: the +x one is xh + px, the -x
@@ -130,11 +155,12 @@ __device__ __forceinline__ void site_update(const lattice &g, const sweep_par &s
                             p.nb[2] + o + (uint32_t)(zp - zl) * hh,
                             p.nb[2] + o + (uint32_t)(zm - zl) * hh};
     lmc_env e;
+    const uint64_t pol = LD == loads::read_only ? l2_evict_first() : 0;
 #pragma unroll
     for (int j = 0; j < 6; j++) {
-        e.x[j] = ld<LD>(g.x + nb[j]);
-        e.y[j] = ld<LD>(g.y + nb[j]);
-        e.z[j] = ld<LD>(g.z + nb[j]);
+        e.x[j] = ld<LD>(g.x + nb[j], pol);
+        e.y[j] = ld<LD>(g.y + nb[j], pol);
+        e.z[j] = ld<LD>(g.z + nb[j], pol);
         e.w[j] = DROPLET ? ((__ldg(g.f + nb[j]) & LMC_ACTIVE) ? 1.0f : 0.0f) : 1.0f;
     }
     e.nux = e.nuy = e.nuz = e.wi = 0.0f;
@@ -171,6 +197,7 @@ __device__ __forceinline__ void site_pair(const lattice &g, const sweep_par &sp,
     /* even lane: words 0, 1 of its own call for A, of the partner's for B; odd: 2, 3 */
     const uint32_t g0 = __shfl_xor_sync(0xffffffffu, odd ? r.x : r.z, 1);
     const uint32_t g1 = __shfl_xor_sync(0xffffffffu, odd ? r.y : r.w, 1);
+    if (LD == loads::read_only) wait_previous_grid();
     if (!valid) return;
     const x_steps dx = x_steps_of(xh, g.h, p.px);
     const lmc_words wA = {odd ? g0 : r.x, odd ? g1 : r.y}, wB = {odd ? r.z : g0, odd ? r.w : g1};
