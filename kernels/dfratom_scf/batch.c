@@ -357,13 +357,8 @@ int dfr_batcher_run(dfr_batcher *b, const dfr_wtbs *w, int n, dfr_batch_out *o, 
         rc = lrc[0] ? lrc[0] : lrc[1];
     }
     for (int l = 0; l < b->lanes; ++l) {
-        dfr_batch_out *a = &k[l].acc;
-        o->t_host += a->t_host, o->t_tensor += a->t_tensor, o->t_contract += a->t_contract, o->t_eig += a->t_eig;
-        o->fock_builds += a->fock_builds, o->tabulated += a->tabulated;
-        o->maxit_scfs += a->maxit_scfs, o->maxit_builds += a->maxit_builds;
-        o->stalled_scfs += a->stalled_scfs, o->stalled_builds += a->stalled_builds;
-        a->t_host = a->t_tensor = a->t_contract = a->t_eig = 0.0;
-        a->fock_builds = a->tabulated = a->maxit_scfs = a->maxit_builds = a->stalled_scfs = a->stalled_builds = 0;
+        dfr_batch_out_add(o, &k[l].acc);
+        dfr_batch_out_clear(&k[l].acc);
     }
     return rc;
 }
@@ -392,10 +387,9 @@ int dfr_batch_list(dfr_case *d, int engine, const dfr_wtbs *u, const dfr_wtbs *w
 /* Candidates j0 .. j0+n-1: the case's basis moved by bsopt's start offsets */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
 {
-    o->fock_builds = o->maxit_scfs = o->maxit_builds = o->stalled_scfs = o->stalled_builds = 0;
-    o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
+    dfr_batch_out_clear(o);
     o->chunk = 1;
-    o->tabulated = 0, o->table_per = 0;
+    o->table_per = 0;
     dfr_wtbs *w = malloc(sizeof *w * (size_t)n);
     if (!w) return SB_EXIT_RUNTIME;
     for (int i = 0; i < n; ++i) {
@@ -406,6 +400,20 @@ int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o)
     free(w);
     sb_progress_done();
     return rc;
+}
+
+void dfr_batch_out_add(dfr_batch_out *to, const dfr_batch_out *o)
+{
+    to->t_host += o->t_host, to->t_tensor += o->t_tensor, to->t_contract += o->t_contract, to->t_eig += o->t_eig;
+    to->fock_builds += o->fock_builds, to->tabulated += o->tabulated;
+    to->maxit_scfs += o->maxit_scfs, to->maxit_builds += o->maxit_builds;
+    to->stalled_scfs += o->stalled_scfs, to->stalled_builds += o->stalled_builds;
+}
+
+void dfr_batch_out_clear(dfr_batch_out *o)
+{
+    o->t_host = o->t_tensor = o->t_contract = o->t_eig = 0.0;
+    o->fock_builds = o->tabulated = o->maxit_scfs = o->maxit_builds = o->stalled_scfs = o->stalled_builds = 0;
 }
 
 int dfr_batch_out_alloc(dfr_batch_out *o, int n)

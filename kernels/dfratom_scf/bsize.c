@@ -169,19 +169,11 @@ typedef struct {
     int share;
 } bz_opt;
 
-static void out_add(dfr_batch_out *to, const dfr_batch_out *o)
-{
-    to->t_host += o->t_host, to->t_tensor += o->t_tensor, to->t_contract += o->t_contract, to->t_eig += o->t_eig;
-    to->fock_builds += o->fock_builds, to->tabulated += o->tabulated;
-    to->maxit_scfs += o->maxit_scfs, to->maxit_builds += o->maxit_builds;
-    to->stalled_scfs += o->stalled_scfs, to->stalled_builds += o->stalled_builds;
-}
-
 static void opt_free(bz_opt *p)
 {
     for (int g = 0; g < p->G && p->bt; ++g) dfr_batcher_free(p->bt[g]);
     for (int i = 0; i < p->n && p->wm; ++i) free(p->wm[i].Dw);
-    for (int g = 0; g < p->G && p->og; ++g) out_add(&p->z->o, &p->og[g]), dfr_batch_out_free(&p->og[g]);
+    for (int g = 0; g < p->G && p->og; ++g) dfr_batch_out_add(&p->z->o, &p->og[g]), dfr_batch_out_free(&p->og[g]);
     free(p->ug), free(p->bt), free(p->wm), free(p->X), free(p->F), free(p->idx), free(p->it), free(p->gbase);
     free(p->grc), free(p->pos), free(p->w), free(p->wq), free(p->og);
 }

@@ -148,6 +148,10 @@ void dfr_bsopt_params(const double *x, double *alpha, double *beta);
 /* Candidates j0 .. j0+n-1 of a batch with engine DFR_ENGINE_*; o from dfr_batch_out_alloc(batch) */
 int dfr_batch_eval(dfr_case *d, int engine, int j0, int n, dfr_batch_out *o);
 int dfr_batch_out_alloc(dfr_batch_out *o, int n);
+/* Adds o's timers and counts (not its records) into to */
+void dfr_batch_out_add(dfr_batch_out *to, const dfr_batch_out *o);
+/* Zeroes o's timers and counts */
+void dfr_batch_out_clear(dfr_batch_out *o);
 /* Candidates w[0 .. n) with engine DFR_ENGINE_*, outcomes at o[obase ..]; timers and builds add
  * to o's; warm (NULL, or n of them, each in the shape its candidate runs in) as in
  * dfr_candidate_energy. The batched engine runs them in the shape u (every range of each w within u's: the

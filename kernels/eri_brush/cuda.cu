@@ -458,7 +458,7 @@ int check_batch(const eri_batch *b)
 int interleave(const eri_basis *bas, const eri_pairs *ps, const double *Km, double pq_screen, dev_pair *hp,
                double **out)
 {
-    const double qscale = pq_screen > 0 ? 1.0 / sqrt(pq_screen) : INFINITY; /* ERI_PQ_COUNT's scale */
+    const double qscale = eri_pq_qscale(pq_screen);
     const int nf = Km ? (int)PF_NF : (int)PF_N; /* Km: the members' K of family pairs (eri_families) */
     if ((double)nf * ps->nprim > 0x7fffffff) {
         sb_error("eri_brush cuda: %ld primitive pairs: at most %d (32-bit offsets)", ps->nprim, 0x7fffffff / nf);

@@ -14,6 +14,7 @@
 #ifndef ERI_H
 #define ERI_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,6 +157,10 @@ typedef struct {
     double pq_screen; /* the primitive-quartet screen a backend applies in digest mode (0: none;
                          set by the case, eri_case_create) */
 } eri_pairs;
+
+/* The scale of q under which the generated loops' primitive-quartet screen (ERI_PQ_COUNT) is
+ * the test q_b q_k < 1: 1/sqrt(pq_screen), +inf where the screen is off. */
+static inline double eri_pq_qscale(double pq_screen) { return pq_screen > 0 ? 1.0 / sqrt(pq_screen) : INFINITY; }
 
 /* A canonical shell quartet (P|Q): pair P's class >= pair Q's class, and P >= Q when the
  * classes are equal. Every unique shell quartet of 8-fold symmetry appears exactly once. */

@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) void omp_lanes_ab(const eri_pair *c
  * store mode (the oracle's samples included) computes every primitive quartet. */
 static inline double omp_pq_scale(const eri_batch *b, const eri_pairs *ps)
 {
-    return b->mode == ERI_MODE_DIGEST && ps->pq_screen > 0 ? 1.0 / sqrt(ps->pq_screen) : INFINITY;
+    return eri_pq_qscale(b->mode == ERI_MODE_DIGEST ? ps->pq_screen : 0.0);
 }
 
 /* The Cartesian blocks of the ERI_W quartets (P[l]|Q[l]) of pairs ps (HGP, nb and nk
