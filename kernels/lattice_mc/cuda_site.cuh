@@ -105,7 +105,7 @@ __device__ __forceinline__ float ld(const float *p, uint64_t policy)
 /* A tick's neighbour loads are marked evict-first in L2, so that L2 keeps the lines of the
  * sub-lattice being updated (read, then written) rather than neighbour lines that the next
  * tick mostly finds evicted anyway: at L = 256 a tick streams four 25 MB sub-lattices through
- * a 60 MB L2. Measured on the H200 at L = 256 (same call, 3 rounds): 55.2 -> 49.7 B of DRAM
+ * a 60 MB L2. Measured on the H200 at L = 256 (3 alternating rounds): 55.2 -> 49.7 B of DRAM
  * traffic an update, 55.1 -> 57.3 G site updates/s. */
 __device__ __forceinline__ uint64_t l2_evict_first()
 {
