@@ -107,7 +107,8 @@ while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile para
     do_ -q env ${threads:+OMP_NUM_THREADS=$threads} "$SB" run "$kernel" --backend "$backend" --size "$size" --seed "$seed" \
         "${args[@]}" --reps "$reps" --quiet $profile --json "$out/$name" || { fail=1; echo "# failed: $name"; }
 done <<<"$cases"
-do_ make -C "$repo" report SB="$SB" || fail=1
+# -o: the report must not relink SB, which a tree now holding new results would mark -dirty
+do_ make -C "$repo" -o "$SB" report SB="$SB" || fail=1
 if [ $dry = 0 ]; then
     left=$("$SB" table "$out" | python3 -c 'import csv, sys
 for r in csv.DictReader(sys.stdin):
