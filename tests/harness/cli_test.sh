@@ -415,7 +415,7 @@ run_cuda="--backend cuda --size ${ci:-8} --seed 1 --reps 3 --quiet --profile --j
 if "$SB" list | grep -q "cuda .*not available"; then want_cuda="# skipped: $K cuda ${ci:-8}"; else want_cuda=$run_cuda; fi
 if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "info --runs 5 --json $work/new/peaks.json" \
     && printf '%s\n' "$out" | grep -q -- "run $K --backend openmp_simd --size ${ci:-8} --seed 1 --reps 3 --quiet --json $work/new/$K.openmp_simd.${ci:-8}.json" \
-    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | tail -1 | grep -q "make -C $work/repo report"; then
+    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | tail -1 | grep -qE "make -C $work/repo -o [^ ]+ report"; then
     ok
 else
     bad "campaign --dry-run: exit $rc, or the commands are not the peaks, the cases and the report: $out $err"
