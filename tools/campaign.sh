@@ -9,17 +9,21 @@
 #      and listed: cuda cases without a GPU here, MPI cases (make scaling-mpi, make MPI=1),
 #      cases whose parameters name a file (the dfr_bsize workflows: tools/dev/dfr_bsize_bench.sh);
 #   4. make report; then the files in OUT that another commit wrote are listed.
-# Usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--repo DIR]
+# A machine whose cases do not fit one sitting runs the campaign in parts, each with a --from folder of
+# its own cases: --peak-runs 0 keeps the peaks.json a first part stored, --no-report leaves the
+# report to the last part.
+# Usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--no-report] [--repo DIR]
 #   --dry-run    print the commands, run nothing (the tree is checked all the same)
 #   --from       the case list (default: OUT; a new machine takes another's, e.g. results/h100)
 #   --out        where the results go (default results/<scibench machine>)
-#   --peak-runs  processes of the peak probes (default 5)
+#   --peak-runs  processes of the peak probes (default 5; 0: keep OUT/peaks.json, which must exist)
+#   --no-report  no make report at the end
 #   --repo       the work tree that must be clean (default the one holding this script)
 # SB names the binary (default build/scibench). Exit: 0; 1 a case failed (the others still
 # run); 2 usage (a dirty tree, a binary of another commit, no case list), after one line.
 set -u
 usage() { echo "campaign: $1" >&2; exit 2; }
-dry=0 from= out= peak_runs=5
+dry=0 from= out= peak_runs=5 report=1
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tools=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
@@ -28,12 +32,14 @@ while [ $# -gt 0 ]; do
         --from) from=${2:-}; shift ;;
         --out) out=${2:-}; shift ;;
         --peak-runs) peak_runs=${2:-}; shift ;;
+        --no-report) report=0 ;;
         --repo) repo=${2:-}; shift ;;
-        *) usage "unknown argument '$1'; usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--repo DIR]" ;;
+        *) usage "unknown argument '$1'; usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--no-report] [--repo DIR]" ;;
     esac
     shift
 done
-case $peak_runs in '' | *[!0-9]*) usage "--peak-runs '$peak_runs' is not a count; accepted: 1..50" ;; esac
+case $peak_runs in '' | *[!0-9]*) usage "--peak-runs '$peak_runs' is not a count; accepted: 0..50" ;; esac
+[ "$peak_runs" -le 50 ] || usage "--peak-runs $peak_runs is out of range; accepted: 0..50"
 
 # One clean commit: the tree first, dry runs too (what they list is what a run would do).
 changes=$(git -C "$repo" status --porcelain 2>/dev/null) || usage "$repo is not a git work tree"
@@ -47,6 +53,8 @@ if [ "$built" != "$head" ]; then
 fi
 machine=$("$SB" machine) || exit 2
 out=${out:-results/$machine}
+[ "$peak_runs" != 0 ] || [ -f "$out/peaks.json" ] ||
+    usage "--peak-runs 0 keeps $out/peaks.json, which does not exist: run a first part with --peak-runs N"
 from=${from:-$out}
 gpu=0
 sb_backend_here cuda && gpu=1
@@ -95,7 +103,11 @@ do_() {
 }
 echo "# campaign: machine $machine, commit $head, cases of $from, results into $out"
 [ $dry = 1 ] || mkdir -p "$out" || exit 2
-do_ "$SB" info --runs "$peak_runs" --json "$out/peaks.json" || fail=1
+if [ "$peak_runs" = 0 ]; then
+    echo "# peaks: kept $out/peaks.json"
+else
+    do_ "$SB" info --runs "$peak_runs" --json "$out/peaks.json" || fail=1
+fi
 while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile params name; do
     if [ "$why" != run ]; then
         echo "# skipped: $kernel $backend $size ${params//;/ } ($name): $why"
@@ -108,7 +120,7 @@ while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile para
         "${args[@]}" --reps "$reps" --quiet $profile --json "$out/$name" || { fail=1; echo "# failed: $name"; }
 done <<<"$cases"
 # -o: the report must not relink SB, which a tree now holding new results would mark -dirty
-do_ make -C "$repo" -o "$SB" report SB="$SB" || fail=1
+[ $report = 0 ] || do_ make -C "$repo" -o "$SB" report SB="$SB" || fail=1
 if [ $dry = 0 ]; then
     left=$("$SB" table "$out" | python3 -c 'import csv, sys
 for r in csv.DictReader(sys.stdin):

@@ -420,6 +420,21 @@ if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "i
 else
     bad "campaign --dry-run: exit $rc, or the commands are not the peaks, the cases and the report: $out $err"
 fi
+# A campaign in parts: --peak-runs 0 needs the peaks a first part stored; --no-report runs no report.
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new" --peak-runs 0
+case "$rc:$(printf '%s\n' "$err" | grep -c .):$out" in
+    "2:1:"*) ok ;;
+    *) bad "campaign --peak-runs 0 without peaks.json: exit $rc (expected 2, one line): $err $out" ;;
+esac
+mkdir -p "$work/new" && echo '{}' >"$work/new/peaks.json"
+run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new" --peak-runs 0 --no-report
+if [ "$rc" = 0 ] && ! printf '%s\n' "$out" | grep -q -- " info --runs" && ! printf '%s\n' "$out" | grep -q "make -C" \
+    && printf '%s\n' "$out" | grep -q "peaks: kept $work/new/peaks.json"; then
+    ok
+else
+    bad "campaign --peak-runs 0 --no-report: exit $rc, or it still probes or reports: $out $err"
+fi
+rm -rf "$work/new"
 
 # SIGINT in the middle of a run: the process ends by the signal, no JSON, no temporary.
 rm -rf "$work/run" && mkdir -p "$work/run"
