@@ -240,6 +240,14 @@ int sb_params_check_unused(const sb_kernel *k, const sb_params *p)
 {
     for (int i = 0; i < p->nkv; i++) {
         if (p->kv[i].used) continue;
+        /* A parameter of the kernel that these settings never read (bsize_max without job=bsize):
+         * its help says when it applies, which a list of accepted names would contradict. */
+        for (int j = 0; k->params && k->params[j].key; j++)
+            if (!strcmp(k->params[j].key, p->kv[i].key)) {
+                sb_error("%s: --param %s is not used with these settings; it applies as its help says: %s", k->name,
+                         p->kv[i].key, k->params[j].help ? k->params[j].help : "(no help)");
+                return SB_EXIT_USAGE;
+            }
         char list[512] = "";
         size_t len = 0;
         for (int j = 0; k->params && k->params[j].key && len < sizeof list; j++)

@@ -122,7 +122,7 @@ static void test_unused(void **state)
     sb_kernel k = {.name = "fake", .params = spec};
     double v;
     sb_params p = with((const char *const[]){"T=2", NULL});
-    assert_int_equal(sb_params_check_unused(&k, &p), SB_EXIT_USAGE);
+    assert_int_equal(sb_params_check_unused(&k, &p), SB_EXIT_USAGE); /* a known key these settings did not read */
     assert_int_equal(sb_param_double(&p, "T", 1, 0, 10, &v), SB_OK);
     assert_int_equal(sb_params_check_unused(&k, &p), SB_OK);
     assert_int_equal(sb_params_add(&p, "foo=1"), SB_OK);

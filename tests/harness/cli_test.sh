@@ -93,6 +93,8 @@ expect_usage "=5" run $K --param =5
 expect_usage "T=abc" run $K --param T=abc
 expect_usage "T=nan" run $K --param T=nan
 expect_usage "bogus_key" run $K --param bogus_key=1
+expect_usage "bsize_max is not used with these settings; it applies as its help says: job=bsize" \
+    validate dfratom_scf --size 8 --param bsize_max=30
 expect_usage "T given twice" run $K --param T=1 --param T=2
 expect_usage "abc" run $K --reps abc
 expect_usage "--reps 0" run $K --reps 0
