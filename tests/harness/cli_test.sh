@@ -404,6 +404,10 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 for e in d["benchmarks"]: e["backend"] = "cuda"
 json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/$K.cuda.256.json" # a headline name: --profile
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["benchmarks"]: e["backend"], e["kernel"] = "cuda", "eri_brush"
+json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/eri_brush.cuda.16.molecule-taxol.basis-cc-pvdz.json"
 : >"$work/repo/uncommitted.txt"
 run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
 lines=$(printf '%s\n' "$err" | grep -c .)
@@ -414,10 +418,16 @@ esac
 rm "$work/repo/uncommitted.txt"
 run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
 run_cuda="--backend cuda --size ${ci:-8} --seed 1 --reps 3 --quiet --profile --json $work/new/$K.cuda.256.json"
-if "$SB" list | grep -q "cuda .*not available"; then want_cuda="# skipped: $K cuda ${ci:-8}"; else want_cuda=$run_cuda; fi
+# eri_brush's headline is counted as one range: per-launch replay of its class launches does not finish
+run_eri="SB_NCU_REPLAY=app-range $SB run eri_brush --backend cuda"
+if "$SB" list | grep -q "cuda .*not available"; then
+    want_cuda="# skipped: $K cuda ${ci:-8}" want_eri="# skipped: eri_brush cuda"
+else
+    want_cuda=$run_cuda want_eri=$run_eri
+fi
 if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "info --runs 5 --json $work/new/peaks.json" \
     && printf '%s\n' "$out" | grep -q -- "run $K --backend openmp_simd --size ${ci:-8} --seed 1 --reps 3 --quiet --json $work/new/$K.openmp_simd.${ci:-8}.json" \
-    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | tail -1 | grep -qE "make -C $work/repo -o [^ ]+ report"; then
+    && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | grep -qF -- "$want_eri" && printf '%s\n' "$out" | tail -1 | grep -qE "make -C $work/repo -o [^ ]+ report"; then
     ok
 else
     bad "campaign --dry-run: exit $rc, or the commands are not the peaks, the cases and the report: $out $err"
