@@ -5,8 +5,8 @@
 #   2. the stored peaks: scibench info --runs N --json OUT/peaks.json;
 #   3. every case of the case list (the result files directly in FROM: its headline and scan
 #      cases, read back with `scibench table`), each under the same file name in OUT, with the
-#      same repetitions; a headline cuda case (tools/headline_cases.txt) with --profile (eri_brush's
-#      counted as one range, SB_NCU_REPLAY=app-range). Skipped,
+#      same repetitions; with --profile a headline cuda case (tools/headline_cases.txt) and a case
+#      whose file holds a profile (eri_brush's counted as one range, SB_NCU_REPLAY=app-range). Skipped,
 #      and listed: cuda cases without a GPU here, MPI cases (make scaling-mpi, make MPI=1),
 #      cases whose parameters name a file (the dfr_bsize workflows: tools/dev/dfr_bsize_bench.sh);
 #   4. make report; then the files in OUT that another commit wrote are listed.
@@ -15,7 +15,7 @@
 # report to the last part.
 # Usage: tools/campaign.sh [--dry-run] [--from FOLDER] [--out FOLDER] [--peak-runs N] [--no-report] [--repo DIR]
 #   --dry-run    print the commands, run nothing (the tree is checked all the same)
-#   --from       the case list (default: OUT; a new machine takes another's, e.g. results/h100)
+#   --from       the case list (default: OUT; a new machine takes another's, e.g. results/h200)
 #   --out        where the results go (default results/<scibench machine>)
 #   --peak-runs  processes of the peak probes (default 5; 0: keep OUT/peaks.json, which must exist)
 #   --no-report  no make report at the end
@@ -68,7 +68,7 @@ sys.path.insert(0, os.environ["CAMPAIGN_TOOLS"])
 import sbresults as sr
 sb, src, gpu = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 if not os.path.isdir(src) or not sr.result_files(src):
-    sr.fail(f"no case list: {src} holds no result files; name a machine folder with --from (results/h100)")
+    sr.fail(f"no case list: {src} holds no result files; name a machine folder with --from (results/h200)")
 heads = {os.path.basename(f) for f in sr.headline_files(src)}
 for r in sr.table(sb, sr.result_files(src)):
     name = os.path.basename(r["file"])
@@ -84,7 +84,8 @@ for r in sr.table(sb, sr.result_files(src)):
         why = "its parameters name a file (a workflow of its own, e.g. tools/dev/dfr_bsize_bench.sh)"
     threads = int(r["threads"]) if r.get("threads") else ""
     reps = int(r["repetitions"]) if r.get("repetitions") else 5
-    profile = "--profile" if name in heads and r["backend"] == "cuda" else ""
+    # the headline cuda cases, and every case whose file holds a profile: a published count stays measured
+    profile = "--profile" if (name in heads and r["backend"] == "cuda") or r["profile_tool"] else ""
     # eri_brush's hundreds of class launches a repetition: ncu replaying them one by one does not
     # finish (kernels/eri_brush/README.md), so its repetition is counted as one range
     replay = "app-range" if profile and r["kernel"] == "eri_brush" else ""

@@ -408,6 +408,10 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 for e in d["benchmarks"]: e["backend"], e["kernel"] = "cuda", "eri_brush"
 json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/eri_brush.cuda.16.molecule-taxol.basis-cc-pvdz.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["benchmarks"]: e["profile"] = {"tool": "PAPI 7.0.1.0", "kind": "cpu"}
+json.dump(d, open(sys.argv[2], "w"))' "$work/r3.json" "$work/cases/$K.openmp_simd.profiled.json" # profiled before: again
 : >"$work/repo/uncommitted.txt"
 run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
 lines=$(printf '%s\n' "$err" | grep -c .)
@@ -427,6 +431,7 @@ else
 fi
 if [ "$rc" = 0 ] && [ ! -e "$work/new" ] && printf '%s\n' "$out" | grep -q -- "info --runs 5 --json $work/new/peaks.json" \
     && printf '%s\n' "$out" | grep -q -- "run $K --backend openmp_simd --size ${ci:-8} --seed 1 --reps 3 --quiet --json $work/new/$K.openmp_simd.${ci:-8}.json" \
+    && printf '%s\n' "$out" | grep -qF -- "--quiet --profile --json $work/new/$K.openmp_simd.profiled.json" \
     && printf '%s\n' "$out" | grep -qF -- "$want_cuda" && printf '%s\n' "$out" | grep -qF -- "$want_eri" && printf '%s\n' "$out" | tail -1 | grep -qE "make -C $work/repo -o [^ ]+ report"; then
     ok
 else
