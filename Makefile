@@ -365,7 +365,7 @@ help:
 	@echo "make compare KERNEL=k SIZE=n   hyperfine across the backends available here (results/<machine>/hyperfine/)"
 	@echo "make scaling KERNEL=k BACKEND=b SIZES=\"32 64 128\"   hyperfine parameter scan over sizes"
 	@echo "make rerun FROM=results/<machine> TO=dir   every case of FROM again, then: scibench compare FROM TO"
-	@echo "make campaign [ARGS='--dry-run --from results/h100']   this machine's results, peaks.json and report at one clean commit"
+	@echo "make campaign [ARGS='--dry-run --from results/h200']   this machine's results, peaks.json and report at one clean commit"
 	@echo "make plot      results/throughput.svg/png and results/roofline-<machine>.svg/png (gnuplot)"
 	@echo "make report    make plot, then results/REPORT.md: headline cases per machine, rooflines, machines compared"
 	@echo "make readme-tables   regenerate the tables between <!-- scibench-table: ... --> markers in the READMEs"
@@ -406,10 +406,10 @@ report: plot
 readme-tables: $(SB)
 	@$(PYTHON) tools/readme_tables.py
 	@$(PYTHON) tools/scaling_report.py readme results
-# make rerun FROM=results/h100 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
+# make rerun FROM=results/h200 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)
 	@bash tools/rerun.sh "$(FROM)" "$(TO)" $(ARGS)
-# make campaign [ARGS='--dry-run --from results/h100']: this machine's results regenerated at one clean
+# make campaign [ARGS='--dry-run --from results/h200']: this machine's results regenerated at one clean
 # commit, peaks.json and the report included (tools/campaign.sh)
 campaign: $(SB)
 	@bash tools/campaign.sh $(ARGS)

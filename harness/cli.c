@@ -221,7 +221,7 @@ int sb_cli_parse(int argc, char **argv, sb_cli *out)
         if (out->cmd == SB_CMD_COMPARE) return sb_compare_check_args(out->nargs, out->args);
         if (out->cmd == SB_CMD_INFO) return sb_info_check_args(out->nargs, out->args);
         if (out->nargs > 0) return SB_OK;
-        sb_error("table needs result files or folders, e.g. 'scibench table results/h100'");
+        sb_error("table needs result files or folders, e.g. 'scibench table results/h200'");
         return SB_EXIT_USAGE;
     }
     if (argc > 2) {

@@ -339,7 +339,7 @@ int sb_table_main(int argc, char **argv, FILE *out)
         }
     }
     if (!rc && npath == 0) {
-        sb_error("table needs result files or folders, e.g. 'scibench table results/h100'");
+        sb_error("table needs result files or folders, e.g. 'scibench table results/h200'");
         rc = SB_EXIT_USAGE;
     }
     table t;

@@ -86,6 +86,28 @@ def cross_machine(sb, folders, machines):
     return out
 
 
+def archive(sb, root):
+    """results/archive/: folders of machines no longer lent, kept as they were; each with every
+    commit its files came from (most files first)."""
+    folders = sr.machine_folders(root) if os.path.isdir(root) else []
+    if not folders:
+        return []
+    md = ["## Archive", "",
+          "Folders of machines no longer lent (`results/archive/`), kept as they were and left out of the tables "
+          "above; each with the commits its result files came from (files per commit).", "",
+          "| folder | hardware | result files | commits |", "|---|---|---:|---|"]
+    for f in folders:
+        rows = sr.table(sb, [f])
+        count = {}
+        for r in rows:
+            count[r["commit"]] = count.get(r["commit"], 0) + 1
+        cs, _ = sr.commits(rows)
+        files = sr.result_files(f)
+        md.append(f"| {os.path.relpath(f, os.path.dirname(root))} | {sr.describe(f, files)} | {len(files)} | "
+                  + ", ".join(f"`{c}` {count[c]}" for c in cs) + " |")
+    return md + [""]
+
+
 def main(argv):
     results = argv[0] if argv else "results"
     sb = os.environ.get("SB", "build/scibench")
@@ -125,6 +147,7 @@ def main(argv):
                "most sizes there; the bars span the slowest and the fastest repetition.", "",
                "![throughput against size](throughput.svg)", ""]
     md += cross_machine(sb, folders, {f: {r["machine"] for r in rows[f]} for f in folders})
+    md += archive(sb, os.path.join(results, "archive"))
     path = os.path.join(results, "REPORT.md")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(md).rstrip("\n") + "\n")

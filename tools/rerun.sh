@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make rerun FROM=results/h100 TO=/tmp/new [ARGS='--reps 10']
+# make rerun FROM=results/h200 TO=/tmp/new [ARGS='--reps 10']
 # Runs again every case found in FROM (kernel, backend, size, params, seed, read back with
 # `scibench table`) on this machine, JSON into TO, named as `make results` names them; then
 # `scibench compare FROM TO` gives the verdict. A CPU case its file records on part of the
