@@ -98,14 +98,10 @@ def archive(sb, root):
           "(files per commit).", "",
           "| folder | hardware | result files | commits |", "|---|---|---:|---|"]
     for f in folders:
-        rows = sr.table(sb, [f])
-        count = {}
-        for r in rows:
-            count[r["commit"]] = count.get(r["commit"], 0) + 1
-        cs, _ = sr.commits(rows)
+        count = sr.commit_counts(sr.table(sb, [f]))
         files = sr.result_files(f)
         md.append(f"| {os.path.relpath(f, os.path.dirname(root))} | {sr.describe(f, files)} | {len(files)} | "
-                  + ", ".join(f"`{c}` {count[c]}" for c in cs) + " |")
+                  + ", ".join(f"`{c}` {n}" for c, n in count.items()) + " |")
     return md + [""]
 
 

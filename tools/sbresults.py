@@ -60,12 +60,18 @@ def result_files(folder):
                   and not n.endswith(".basis.json"))
 
 
-def commits(rows):
-    """(the commits of the rows, most results first; how many rows a -dirty build wrote)."""
+def commit_counts(rows):
+    """{commit: rows it wrote}, most rows first."""
     count = {}
     for r in rows:
         count[r["commit"]] = count.get(r["commit"], 0) + 1
-    return sorted(count, key=lambda c: (-count[c], c)), sum(n for c, n in count.items() if c.endswith("-dirty"))
+    return dict(sorted(count.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def commits(rows):
+    """(the commits of the rows, most results first; how many rows a -dirty build wrote)."""
+    count = commit_counts(rows)
+    return list(count), sum(n for c, n in count.items() if c.endswith("-dirty"))
 
 
 def commit_note(rows):
