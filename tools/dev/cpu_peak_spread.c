@@ -1,7 +1,8 @@
 /* Why the CPU peaks of `scibench info` differ from process to process on a host: one process
  * measures, with every OpenMP thread pinned to one CPU,
- *   - the core clock each thread runs at: a chain of dependent integer adds (one cycle each on
- *     x86), all threads at once, before and after the probes;
+ *   - the core clock each thread runs at: a chain of dependent 64-bit register multiplies (three
+ *     cycles each on every x86 core since Nehalem; a chain of immediate adds is no clock, since
+ *     Golden Cove folds them at rename), all threads at once, before and after the probes;
  *   - the FP64 FMA roof and the STREAM triad with the harness's own probes (runtime/openmp_simd);
  *   - the steal time the hypervisor reports for the whole run (/proc/stat).
  * Run it as ten processes in a row; if FMA / clock holds still while both move, the roof
@@ -31,10 +32,10 @@ static void stat_cpu(long long *total, long long *steal) {
     fclose(f);
 }
 
-/* 8 dependent adds an iteration: 8 cycles, the loop counter runs beside them; the threads pinned
- * one to a CPU, as the probes pin theirs */
+/* 8 dependent multiplies an iteration: 24 cycles, the loop counter runs beside them; the threads
+ * pinned one to a CPU, as the probes pin theirs */
 static double clock_ghz(void) {
-    const long iters = 5000000;
+    const long iters = 20000000;
     double sum = 0;
     int nt = 1;
 #pragma omp parallel reduction(+ : sum)
@@ -43,15 +44,16 @@ static double clock_ghz(void) {
         CPU_ZERO(&one);
         CPU_SET(omp_get_thread_num(), &one);
         (void)sched_setaffinity(0, sizeof one, &one);
-        long x = omp_get_thread_num(), n = iters;
+        long x = omp_get_thread_num() + 1, n = iters, one_ = 1;
 #pragma omp barrier
         double t0 = sb_clock_seconds();
         __asm__ volatile("1:\n\t"
-                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "imul %2, %0\n\timul %2, %0\n\timul %2, %0\n\timul %2, %0\n\t"
+                         "imul %2, %0\n\timul %2, %0\n\timul %2, %0\n\timul %2, %0\n\t"
                          "dec %1\n\tjnz 1b"
-                         : "+r"(x), "+r"(n));
-        sum += 8.0 * (double)iters / (sb_clock_seconds() - t0) / 1e9;
+                         : "+r"(x), "+r"(n)
+                         : "r"(one_));
+        sum += 24.0 * (double)iters / (sb_clock_seconds() - t0) / 1e9;
 #pragma omp single
         nt = omp_get_num_threads();
     }
