@@ -43,6 +43,9 @@ typedef struct {
     double peak_bw, peak_fp32, peak_fp64, peak_flops; /* NaN unknown; peak_flops: the one % of peak used */
     int flops_fp64;      /* the precision peak_flops is of: 1 FP64, 0 FP32, -1 unknown */
     char fma_isa[32];    /* CPU rows: the instruction set of the FMA probe behind the FMA peaks */
+    char build_isa[32];  /* the CPU instruction set the binary was compiled for ("" unknown): two
+                          * builds of one machine run the same case apart */
+    int simd_lanes;      /* float SIMD lanes of that build (0 unknown) */
     int devices;         /* distinct devices of the run (MPI): the peaks are one device's times this */
     const char *peaks_file; /* the stored peaks (peaks.json beside the file) the peaks are from; NULL:
                              * the run's own probes. Owned by the set. */

@@ -146,6 +146,7 @@ static int cmp_row(const void *a, const void *b)
     if (!c) c = (x->size > y->size) - (x->size < y->size);
     if (!c) c = x->ranks - y->ranks;
     if (!c) c = x->threads - y->threads; /* the whole machine (0) first */
+    if (!c) c = x->simd_lanes - y->simd_lanes; /* two builds of one case side by side, the narrower first */
     return c ? c : strcmp(x->key, y->key);
 }
 
@@ -225,7 +226,8 @@ static const char *peer_of(const char *backend)
     return !strcmp(backend, "cuda") ? "openmp_simd" : !strcmp(backend, "openmp_simd") ? "reference" : NULL;
 }
 
-/* "43.1× openmp_simd": items/s over the same case's on the peer backend of the same machine. */
+/* "43.1× openmp_simd": items/s over the same case's on the peer backend of the same machine and
+ * build (a CUDA binary is the default CPU build). */
 static void peer_text(const table *t, const sb_rrow *r, char *buf, size_t n)
 {
     const char *peer = peer_of(r->backend);
@@ -235,7 +237,7 @@ static void peer_text(const table *t, const sb_rrow *r, char *buf, size_t n)
         if (strcmp(q->backend, peer) || strcmp(q->kernel, r->kernel) || q->size != r->size || q->ranks != r->ranks ||
             (q->threads && q->threads != r->threads) ||
             strcmp(q->case_params, r->case_params) || strcmp(q->seed, r->seed) || strcmp(q->machine, r->machine) ||
-            !(q->ips > 0) || !(r->ips > 0))
+            strcmp(q->build_isa, r->build_isa) || !(q->ips > 0) || !(r->ips > 0))
             continue;
         snprintf(buf, n, "%.3g× %s", r->ips / q->ips, peer);
         return;
@@ -264,9 +266,22 @@ static void cell(FILE *out, const char *s)
     fputs(" |", out);
 }
 
+/* More than one CPU build among the CPU rows: their backend cells name the build. */
+static int several_builds(const table *t)
+{
+    const char *first = NULL;
+    for (int i = 0; i < t->n; i++) {
+        const sb_rrow *r = t->row[i];
+        if (!strcmp(r->backend, "cuda") || !r->build_isa[0]) continue;
+        if (first && strcmp(first, r->build_isa)) return 1;
+        first = r->build_isa;
+    }
+    return 0;
+}
+
 static void print_markdown(FILE *out, table *t)
 {
-    int machines = 0, profiles = 0;
+    int machines = 0, profiles = 0, builds = several_builds(t);
     qsort(t->row, (size_t)t->n, sizeof *t->row, cmp_row);
     for (int i = 0; i < t->n; i++) {
         machines += i == 0 || strcmp(t->row[i]->machine, t->row[i - 1]->machine);
@@ -282,7 +297,11 @@ static void print_markdown(FILE *out, table *t)
         fputs("|", out);
         if (machines > 1) cell(out, r->machine);
         cell(out, r->kernel);
-        cell(out, r->backend);
+        if (builds && strcmp(r->backend, "cuda") && r->build_isa[0])
+            snprintf(c, sizeof c, "%s, %s build", r->backend, r->build_isa);
+        else
+            snprintf(c, sizeof c, "%s", r->backend);
+        cell(out, c);
         case_text(r, c, sizeof c);
         cell(out, c);
         snprintf(unit, sizeof unit, " %s/s", r->item);

@@ -49,6 +49,9 @@ static void known(json_t *root, double x)
     json_object_set_new(peaks, "fma_fp32_flops", json_real(2 * 1.94e13 * 100.0 / 58.0));
     /* the FMA probe's instruction set is this machine's; a known one here */
     json_object_set_new(json_object_get(root, "context"), "fma_isa", json_string("AVX2+FMA"));
+    json_t *cpu = json_object_get(json_object_get(root, "context"), "cpu");
+    json_object_set_new(cpu, "isa_compiled", json_string("AVX2+FMA"));
+    json_object_set_new(cpu, "simd_float_lanes", json_integer(8));
     set_all(root, "items_per_second", json_real(x));
     resync(root); /* times and aggregates of those rates: table refuses an inconsistent file */
     set_median(root, "bytes_per_second", json_real(1.02e12));
@@ -111,6 +114,15 @@ static void on_threads(json_t *root, double x)
     known(root, 4.24e10);
     json_object_set_new(json_object_get(json_object_get(root, "context"), "cpu"), "logical_cpus", json_integer(16));
     set_all(root, "threads", json_integer((json_int_t)x));
+}
+
+/* The same machine's CPU backend built with AVX512=1. */
+static void avx512_build(json_t *root, double x)
+{
+    known(root, x);
+    json_t *cpu = json_object_get(json_object_get(root, "context"), "cpu");
+    json_object_set_new(cpu, "isa_compiled", json_string("AVX-512"));
+    json_object_set_new(cpu, "simd_float_lanes", json_integer(16));
 }
 
 static void other_machine(json_t *root, double x)
@@ -246,6 +258,26 @@ static void test_peer(void **state)
     assert_non_null(strstr(line_with("| openmp_simd |", line, sizeof line), "| — |"));
 }
 
+/* Two CPU builds of one machine: each CPU row names its build, the two side by side (the narrower
+ * first), and CUDA's ratio is against the default build, which a CUDA binary is. */
+static void test_builds(void **state)
+{
+    (void)state;
+    char line[1024];
+    mkdir(at("builds"), 0755);
+    rewrite(at("raw.json"), at("builds/omp512.json"), avx512_build, 6.0e9);
+    rewrite(at("raw.json"), at("builds/omp.json"), known, 4.0e9);
+    rewrite(at("raw.json"), at("builds/cuda.json"), as_cuda, 1.2e11);
+    assert_int_equal(table("--format", "markdown", at("builds"), NULL), 0);
+    assert_non_null(strstr(line_with("| cuda |", line, sizeof line), "| 30× openmp_simd |"));
+    assert_non_null(line_with("| openmp_simd, AVX2+FMA build |", line, sizeof line));
+    assert_non_null(line_with("| openmp_simd, AVX-512 build |", line, sizeof line));
+    assert_true(strstr(out, "AVX2+FMA build") < strstr(out, "AVX-512 build"));
+    /* one build: the backend alone, as in every other table */
+    assert_int_equal(table("--format", "markdown", at("builds/omp.json"), at("builds/cuda.json")), 0);
+    assert_null(strstr(out, " build |"));
+}
+
 static void test_profile(void **state)
 {
     (void)state;
@@ -316,7 +348,7 @@ static void test_usage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv),       cmocka_unit_test(test_markdown), cmocka_unit_test(test_peer),
+        cmocka_unit_test(test_csv),       cmocka_unit_test(test_markdown), cmocka_unit_test(test_peer), cmocka_unit_test(test_builds),
         cmocka_unit_test(test_profile),   cmocka_unit_test(test_case_text), cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
