@@ -159,6 +159,10 @@ typedef struct sb_kernel {
     int default_size, min_size, max_size, ci_size;
     const sb_param_spec *params; /* terminated by {NULL} */
     int has_backend[SB_BACKEND_COUNT];
+    /* 1: --profile counts a CUDA repetition as one range (ncu's app-range replay), for
+     * kernels whose hundreds of launches a repetition ncu cannot replay one by one in
+     * reasonable time; only hardware counters exist for a range. */
+    int profile_as_range;
     /* Parse params, build the host input deterministically from the seed, set c->work. */
     int (*setup)(sb_case *c);
     /* Move the input to the backend and allocate its buffers. Untimed. */

@@ -72,17 +72,23 @@ void sb_profile_print(FILE *out, const sb_profile *p, const sb_work *w, const ch
 
 /* ---- GPU: ncu ---------------------------------------------------------- */
 
-/* Profiles argv (a complete command, argv[0] the program) under ncu and fills p.
+/* Profiles argv (a complete command, argv[0] the program) under ncu and fills p; as_range:
+ * the repetition counted as one range (the kernel's profile_as_range), unless SB_NCU_REPLAY
+ * names the replay mode.
  * SB_OK with p->kind == SB_PROF_GPU on success; SB_OK with p->kind == SB_PROF_NONE and
  * p->why set when counters cannot be read here (no ncu, no permission, no device);
  * SB_EXIT_RUNTIME after an error line when ncu ran but its answer cannot be used. */
-int sb_ncu_profile(char *const argv[], sb_profile *p);
+int sb_ncu_profile(char *const argv[], int as_range, sb_profile *p);
 
 /* Parses ncu's `--csv --page raw --print-units base` text into p's groups.
  * SB_OK, or SB_EXIT_RUNTIME with a reason in err (not printed). */
 int sb_ncu_parse_csv(const char *text, sb_profile *p, char *err, size_t errlen);
 
-/* The metrics requested from ncu, comma separated. */
+/* ncu's --replay-mode for a kernel whose profile_as_range is as_range: SB_NCU_REPLAY where
+ * set, else app-range or application. */
+const char *sb_ncu_replay_mode(int as_range);
+
+/* The metrics requested from ncu, comma separated (those of a range after a range profile). */
 const char *sb_ncu_metric_list(void);
 
 /* Set in the child ncu profiles: bracket the one timed repetition with the CUDA

@@ -55,14 +55,18 @@ static const char *const metric[M_COUNT] = {
  * counts): they cost the most replay time, and SB_PROFILE_METRICS=hardware leaves them out. */
 static int instrumented(int m) { return !strncmp(metric[m], "smsp__sass_", 11); }
 
-/* SB_NCU_REPLAY=app-range: one result for the whole repetition (every launch in it
- * counted together), for kernels with hundreds of launches a repetition, where replaying
- * each launch takes too long; only hardware counters exist for a range. */
-static int range_replay(void)
+/* ncu's replay mode: SB_NCU_REPLAY where set (application, kernel, app-range), else
+ * app-range for a kernel that asks to be counted as one range (sb_kernel.profile_as_range),
+ * else application. A range is one result for the whole repetition, every launch in it
+ * counted together; only hardware counters exist for it. */
+static int kernel_as_range;
+const char *sb_ncu_replay_mode(int as_range)
 {
     const char *r = getenv("SB_NCU_REPLAY");
-    return r && !strcmp(r, "app-range");
+    return r && *r ? r : as_range ? "app-range" : "application";
 }
+static const char *replay_mode(void) { return sb_ncu_replay_mode(kernel_as_range); }
+static int range_replay(void) { return !strcmp(replay_mode(), "app-range"); }
 
 const char *sb_ncu_metric_list(void)
 {
@@ -473,8 +477,9 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-int sb_ncu_profile(char *const child[], sb_profile *p)
+int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
 {
+    kernel_as_range = as_range;
     char ncu[4096], dir[4096], rep[4200], repfile[4210], log[4200], csv[4200];
     memset(p, 0, sizeof *p);
     if (find_ncu(ncu, sizeof ncu)) {
@@ -505,10 +510,9 @@ int sb_ncu_profile(char *const child[], sb_profile *p)
     argv[n++] = "application-only";
     /* application replay: the child runs once per pass (no save and restore of device
      * memory around each launch, which dominates for long repetitions of many launches);
-     * SB_NCU_REPLAY=kernel replays each launch instead */
-    const char *replay = getenv("SB_NCU_REPLAY");
+     * SB_NCU_REPLAY=kernel replays each launch instead; replay_mode() */
     argv[n++] = "--replay-mode";
-    argv[n++] = (char *)(replay && *replay ? replay : "application");
+    argv[n++] = (char *)replay_mode();
     argv[n++] = "--metrics";
     argv[n++] = (char *)sb_ncu_metric_list();
     argv[n++] = "--export";

@@ -37,7 +37,7 @@ static int gpu_profile(const sb_kernel *k, const sb_params *p, sb_profile *prof)
         argv[a++] = kv[i];
     }
     argv[a] = NULL;
-    return sb_ncu_profile(argv, prof);
+    return sb_ncu_profile(argv, k->profile_as_range, prof);
 }
 
 int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_session_opts *o)

@@ -6,7 +6,7 @@
 #   3. every case of the case list (the result files directly in FROM: its headline and scan
 #      cases, read back with `scibench table`), each under the same file name in OUT, with the
 #      same repetitions; with --profile a headline cuda case (tools/headline_cases.txt) and a case
-#      whose file holds a profile (eri_brush's counted as one range, SB_NCU_REPLAY=app-range). Skipped,
+#      whose file holds a profile (as the kernel's --profile counts it: eri_brush as one range). Skipped,
 #      and listed: cuda cases without a GPU here, MPI cases (make scaling-mpi, make MPI=1),
 #      cases whose parameters name a file (the dfr_bsize workflows: tools/dev/dfr_bsize_bench.sh);
 #   4. make report; then the files in OUT that another commit wrote are listed.
@@ -86,11 +86,8 @@ for r in sr.table(sb, sr.result_files(src)):
     reps = int(r["repetitions"]) if r.get("repetitions") else 5
     # the headline cuda cases, and every case whose file holds a profile: a published count stays measured
     profile = "--profile" if (name in heads and r["backend"] == "cuda") or r["profile_tool"] else ""
-    # eri_brush's hundreds of class launches a repetition: ncu replaying them one by one does not
-    # finish (kernels/eri_brush/README.md), so its repetition is counted as one range
-    replay = "app-range" if profile and r["kernel"] == "eri_brush" else ""
     print("\x1f".join(str(x) for x in (why or "run", r["kernel"], r["backend"], r["size"], r["seed"], threads, reps,
-                                      profile, replay, ";".join(params), name)))
+                                      profile, ";".join(params), name)))
 PY
 )
 rc=$?
@@ -113,7 +110,7 @@ if [ "$peak_runs" = 0 ]; then
 else
     do_ "$SB" info --runs "$peak_runs" --json "$out/peaks.json" || fail=1
 fi
-while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile replay params name; do
+while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile params name; do
     if [ "$why" != run ]; then
         echo "# skipped: $kernel $backend $size ${params//;/ } ($name): $why"
         continue
@@ -121,7 +118,7 @@ while IFS=$'\x1f' read -r why kernel backend size seed threads reps profile repl
     args=()
     IFS=';' read -r -a kv <<<"$params"
     for p in "${kv[@]}"; do args+=(--param "$p"); done
-    do_ -q env ${threads:+OMP_NUM_THREADS=$threads} ${replay:+SB_NCU_REPLAY=$replay} "$SB" run "$kernel" --backend "$backend" --size "$size" --seed "$seed" \
+    do_ -q env ${threads:+OMP_NUM_THREADS=$threads} "$SB" run "$kernel" --backend "$backend" --size "$size" --seed "$seed" \
         "${args[@]}" --reps "$reps" --quiet $profile --json "$out/$name" || { fail=1; echo "# failed: $name"; }
 done <<<"$cases"
 # -o: the report must not relink SB, which a tree now holding new results would mark -dirty

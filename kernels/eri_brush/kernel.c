@@ -183,6 +183,7 @@ const sb_kernel eri_brush_kernel = {
     .max_size = 4096,
     .ci_size = 4,
     .params = eri_params,
+    .profile_as_range = 1,
 #ifdef SB_HAVE_CUDA
     .has_backend = {1, 1, 1},
 #else

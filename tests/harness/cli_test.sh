@@ -422,8 +422,8 @@ esac
 rm "$work/repo/uncommitted.txt"
 run_cmd bash "$campaign" --dry-run --repo "$work/repo" --from "$work/cases" --out "$work/new"
 run_cuda="--backend cuda --size ${ci:-8} --seed 1 --reps 3 --quiet --profile --json $work/new/$K.cuda.256.json"
-# eri_brush's headline is counted as one range: per-launch replay of its class launches does not finish
-run_eri="SB_NCU_REPLAY=app-range $SB run eri_brush --backend cuda"
+# eri_brush's headline is profiled like any other; its --profile counts it as one range
+run_eri="env $SB run eri_brush --backend cuda"
 if "$SB" list | grep -q "cuda .*not available"; then
     want_cuda="# skipped: $K cuda ${ci:-8}" want_eri="# skipped: eri_brush cuda"
 else

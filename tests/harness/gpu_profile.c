@@ -30,7 +30,7 @@ static void test_copy_bytes(void **state)
     exe[n] = '\0';
     char *argv[] = {exe, "copy-child", NULL};
     static sb_profile p;
-    assert_int_equal(sb_ncu_profile(argv, &p), SB_OK);
+    assert_int_equal(sb_ncu_profile(argv, 0, &p), SB_OK);
     if (p.kind == SB_PROF_NONE) {
         if (gpu_required()) fail_msg("SB_REQUIRE_GPU is set but no counters: %s", p.why);
         printf("SKIP: no GPU counters: %s\n", p.why);

@@ -15,6 +15,7 @@
 
 #include "omp_counters.h"
 #include "profile.h"
+#include "registry.h"
 #include "sb_omp.h"
 
 /* Header, units row and three launches of two kernels, as ncu --page raw --csv prints
@@ -157,6 +158,22 @@ static void test_recorded(void **state)
 #include "data/ncu_lattice_mc_256.expect"
 }
 
+/* eri_brush asks to be counted as one range (its hundreds of launches a repetition), the others
+ * launch by launch; SB_NCU_REPLAY overrides both. */
+static void test_replay_mode(void **state)
+{
+    (void)state;
+    const sb_kernel *eri = NULL, *lmc = NULL;
+    assert_int_equal(sb_registry_find("eri_brush", &eri), 0);
+    assert_int_equal(sb_registry_find("lattice_mc", &lmc), 0);
+    unsetenv("SB_NCU_REPLAY");
+    assert_string_equal(sb_ncu_replay_mode(eri->profile_as_range), "app-range");
+    assert_string_equal(sb_ncu_replay_mode(lmc->profile_as_range), "application");
+    setenv("SB_NCU_REPLAY", "application", 1);
+    assert_string_equal(sb_ncu_replay_mode(eri->profile_as_range), "application");
+    unsetenv("SB_NCU_REPLAY");
+}
+
 static void test_cpu_counters_stream(void **state)
 {
     (void)state;
@@ -196,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_totals_and_ratios),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_recorded),
+        cmocka_unit_test(test_replay_mode),
         cmocka_unit_test(test_cpu_counters_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
