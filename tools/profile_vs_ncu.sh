@@ -10,8 +10,15 @@ sb=${SB:-build/scibench}
 ncu=${SB_NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$sb" run "$kernel" --backend cuda --size "$size" --reps 3 --quiet --profile --json "$tmp/p.json" "$@" > "$tmp/run.txt"
-# By hand: the same child command the harness profiles, the profiler range set by the same variable.
-SB_PROFILE_RANGE=1 "$ncu" --profile-from-start off --csv --page raw --print-units base \
+# By hand: the same child command the harness profiles, the profiler range set by the same variable,
+# counted as the harness counted it: launch by launch, or as one range (a kernel whose --profile
+# counts its repetition as one range, eri_brush: its one group is "range").
+mode=(--profile-from-start off)
+if python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
+p=m.get("profile") or {}; sys.exit(0 if [g["name"] for g in p.get("groups",[])]==["range"] else 1)' "$tmp/p.json"; then
+    mode=(--replay-mode app-range)
+fi
+SB_PROFILE_RANGE=1 "$ncu" "${mode[@]}" --csv --page raw --print-units base \
   --metrics dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
   "$sb" validate "$kernel" --backend cuda --size "$size" --reps 1 --warmup 1 --quiet "$@" > "$tmp/ncu.csv" 2> "$tmp/ncu.err" || true
 python3 - "$tmp/p.json" "$tmp/ncu.csv" <<'PY'
