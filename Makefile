@@ -402,9 +402,11 @@ plot: $(SB)
 # make report: results/REPORT.md (headline cases per machine: tools/headline_cases.txt), pictures first
 report: plot
 	@$(PYTHON) tools/report.py results
-# make readme-tables: the tables between <!-- scibench-table: ARGS --> and <!-- /scibench-table -->
+# make readme-tables: the tables between <!-- scibench-table: ARGS --> and <!-- /scibench-table -->,
+# and eri_brush's per-class tables (<!-- eri-class-tables: FILES -->)
 readme-tables: $(SB)
 	@$(PYTHON) tools/readme_tables.py
+	@$(PYTHON) kernels/eri_brush/class_tables.py
 	@$(PYTHON) tools/scaling_report.py readme results
 # make rerun FROM=results/h200 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)

@@ -2,7 +2,7 @@
 # tools/readme_tables.py (make readme-tables) on a scratch markdown file whose markers name the
 # committed CI baseline: the table lands between the markers, the text around them stays, a
 # second run changes nothing, --check tells a stale table, and broken markers fail with exit 2
-# leaving the file as it was. Run from the repository root (make test does).
+# leaving the file as it was. The same for eri_brush's per-class tables (its class_tables.py). Run from the repository root (make test does).
 set -u
 SB=${SB:-build/scibench}
 export SB
@@ -60,5 +60,30 @@ $tool "$tmp/glob.md" 2>"$tmp/err" >/dev/null; rc=$?
 printf '<!-- scibench-table: results/ci/absent.json -->\n<!-- /scibench-table -->\n' >"$tmp/missing.md"
 $tool "$tmp/missing.md" 2>"$tmp/err" >/dev/null; rc=$?
 [ $rc = 2 ] && grep -q "absent.json" "$tmp/err" && ok "a missing file: exit 2 with scibench's message" || bad "missing file: exit $rc"
+
+# eri_brush's per-class tables from a committed H200 run: taxol/cc-pVDZ, its (ss|ss) class at
+# 7.57 TFLOP/s of the stored 33.4 TFLOP/s probe, 23 %
+eri="python3 kernels/eri_brush/class_tables.py"
+taxol=results/h200/eri_brush.cuda.16.molecule-taxol.basis-cc-pvdz.json
+printf 'before\n<!-- eri-class-tables: %s -->\n| stale |\n<!-- /eri-class-tables -->\nafter\n' "$taxol" >"$tmp/eri.md"
+$eri --check "$tmp/eri.md" >/dev/null; rc=$?
+[ $rc = 1 ] && ok "eri --check: a stale table, exit 1" || bad "eri --check on a stale table: exit $rc"
+$eri "$tmp/eri.md" >/dev/null || bad "eri class tables: run failed"
+grep -q '^| taxol / cc-pVDZ | 1123 | 1.47e+09 |' "$tmp/eri.md" && grep -q '^| (ss\\|ss) | [0-9.]* ms (23 %) |' "$tmp/eri.md" &&
+  ! grep -q stale "$tmp/eri.md" && head -1 "$tmp/eri.md" | grep -q before && tail -1 "$tmp/eri.md" | grep -q after &&
+  ok "eri class tables: the case row and the (ss|ss) share, text around kept" || bad "eri class tables: $(cat "$tmp/eri.md")"
+cp "$tmp/eri.md" "$tmp/eri_once.md"
+$eri "$tmp/eri.md" >/dev/null && cmp -s "$tmp/eri.md" "$tmp/eri_once.md" && $eri --check "$tmp/eri.md" >/dev/null &&
+  ok "eri class tables: idempotent, --check exit 0" || bad "eri class tables: a second run changed the file"
+lmc=$(ls results/ci/lattice_mc.openmp_simd.*.json | head -1)
+printf '<!-- eri-class-tables: %s -->\n<!-- /eri-class-tables -->\n' "$lmc" >"$tmp/eri_other.md"
+$eri "$tmp/eri_other.md" 2>"$tmp/err" >/dev/null; rc=$?
+[ $rc = 2 ] && grep -q "per-class times" "$tmp/err" && ok "eri class tables: another kernel's run, exit 2" ||
+  bad "eri class tables on another kernel's run: exit $rc $(cat "$tmp/err")"
+printf '<!-- eri-class-tables: %s -->\n| x |\n' "$taxol" >"$tmp/eri_open.md"
+cp "$tmp/eri_open.md" "$tmp/eri_open_orig.md"
+$eri "$tmp/eri_open.md" 2>/dev/null >/dev/null; rc=$?
+[ $rc = 2 ] && cmp -s "$tmp/eri_open.md" "$tmp/eri_open_orig.md" && ok "eri marker without its end: exit 2, file untouched" ||
+  bad "eri unclosed marker: exit $rc"
 
 exit $fail

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""eri_brush's per-class tables in its README, generated from result JSON (make readme-tables).
+
+Between the marker lines
+    <!-- eri-class-tables: FILE ... -->
+    ... (replaced) ...
+    <!-- /eri-class-tables -->
+it writes two tables for the runs FILE ... (their median entries; either backend):
+  - one row a case: functions, shell quartets, the J build's median time, the model's FP64 rate
+    as a share of the FP64 FMA probe, the share of class time in classes with L < 5, and the
+    screen's error bound;
+  - one row a class: its time a build and, in brackets, its model FP64 rate as a share of the
+    probe; the classes with an f shell summed in one row.
+The probe is the stored one of the file's folder (peaks.json, gpu.fma_fp64_flops), else the
+run's own. Running it twice changes nothing the second time.
+
+Usage: kernels/eri_brush/class_tables.py [--check] [FILE.md ...]  (default kernels/eri_brush/README.md)
+Exit: 0; 1 with --check when a table is out of date; 2 for a marker without its end, a file that
+is missing or has no per-class times, after one line on stderr."""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPEN = re.compile(r"^[ \t]*<!-- eri-class-tables:(.*?)-->", re.S | re.M)
+CLOSE = re.compile(r"^[ \t]*<!-- /eri-class-tables -->", re.M)
+MOLECULE = {"vitamin_c": "vitamin C"}
+BASIS = {"cc-pvdz": "cc-pVDZ", "cc-pvtz": "cc-pVTZ", "def2-svp": "def2-SVP"}
+L = {"s": 0, "p": 1, "d": 2, "f": 3}
+
+
+def die(msg):
+    print(f"eri class_tables: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def median_entry(path):
+    try:
+        d = json.load(open(os.path.join(ROOT, path)))
+    except (OSError, ValueError) as e:
+        die(f"{path}: {e}")
+    med = [b for b in d.get("benchmarks", []) if b.get("aggregate_name") == "median"]
+    runs = [b for b in d.get("benchmarks", []) if b.get("run_type") == "iteration"]
+    b = (med or runs or [None])[0]
+    if not b or b.get("kernel") != "eri_brush" or not any(k.startswith("t_") and k != "t_setup" for k in b):
+        die(f"{path}: not an eri_brush run with per-class times")
+    return d, b
+
+
+def probe(path, d):
+    """The FP64 FMA peak the folder's stored peaks hold, else the run's own."""
+    try:
+        return json.load(open(os.path.join(ROOT, os.path.dirname(path), "peaks.json")))["gpu"]["fma_fp64_flops"]["value"]
+    except (OSError, ValueError, KeyError, TypeError):
+        v = d["context"].get("peaks", {}).get("fma_fp64_flops")
+        if not v:
+            die(f"{path}: no FP64 peak, stored or measured")
+        return v
+
+
+def label(b):
+    p = b.get("params", {})
+    mol = p.get("molecule", "cluster")
+    name = f"{b['size']} waters" if mol == "cluster" else MOLECULE.get(mol, mol)
+    text = f"{name} / {BASIS.get(p.get('basis', 'cc-pvdz'), p.get('basis'))}"
+    if p.get("path") == "hgp":
+        text += ", HGP below f"
+    if p.get("pq_screen") not in (None, "1e-15"):
+        text += f", pq_screen={p['pq_screen']}"
+    return text
+
+
+def classes(b):
+    """(name, seconds a build, its model FLOP/s: the gflops_ counter is a rate) in the run's order."""
+    out = []
+    for k, t in b.items():
+        if k.startswith("t_") and k != "t_setup" and len(k) == 6 and t is not None:
+            c = k[2:]
+            out.append((c, t, (b.get("gflops_" + c) or 0.0) * 1e9))
+    return out
+
+
+def show(c):
+    return f"({c[0]}{c[1]}\\|{c[2]}{c[3]})"
+
+
+def tables(files):
+    runs = []
+    for f in files:
+        d, b = median_entry(f)
+        runs.append((label(b), b, classes(b), probe(f, d)))
+    head = ("| case | functions | shell quartets | J build | model FP64, % of probe "
+            "| classes with L < 5, share of class time | screen_error_bound |\n"
+            "|---|---:|---:|---:|---:|---:|---:|\n")
+    rows = []
+    for name, b, cl, pk in runs:
+        total = sum(t for _, t, _ in cl)
+        low = sum(t for c, t, _ in cl if sum(L[x] for x in c) < 5)
+        fl = b.get("flops_per_second") or 0.0
+        rows.append(f"| {name} | {int(b['basis_functions'])} | {b['shell_quartets']:.2e} | {b['real_time']:.1f} "
+                    f"{b['time_unit']} | {fl / 1e12:.2f} TFLOP/s, {100 * fl / pk:.1f} % | {100 * low / total:.0f} % "
+                    f"| {b['screen_error_bound']:.1e} Eh |\n")
+    names = []
+    for _, _, cl, _ in runs:
+        names += [c for c, _, _ in cl if "f" not in c and c not in names]
+    per = "| class | " + " | ".join(r[0] for r in runs) + " |\n|---|" + "---:|" * len(runs) + "\n"
+    for c in names:
+        cells = []
+        for _, _, cl, pk in runs:
+            m = [(t, fl) for n, t, fl in cl if n == c]
+            cells.append(f"{m[0][0] * 1e3:.2f} ms ({100 * m[0][1] / pk:.0f} %)" if m and m[0][0] > 0 else "—")
+        per += f"| {show(c)} | " + " | ".join(cells) + " |\n"
+    nf = max(sum("f" in c for c, _, _ in cl) for _, _, cl, _ in runs)
+    if nf:
+        cells = []
+        for _, _, cl, _ in runs:
+            ft = [t for c, t, _ in cl if "f" in c]
+            cells.append(f"{sum(ft) * 1e3:.2f} ms" if ft else "—")
+        per += f"| {nf} classes with an f shell | " + " | ".join(cells) + " |\n"
+    return head + "".join(rows) + "\n" + per
+
+
+def regenerate(text, where):
+    out, pos = [], 0
+    for m in OPEN.finditer(text):
+        if m.start() < pos:
+            continue
+        end = CLOSE.search(text, m.end())
+        if not end:
+            die(f"{where}: '<!-- eri-class-tables:' without its '<!-- /eri-class-tables -->'")
+        files = m.group(1).split()
+        if not files:
+            die(f"{where}: a marker without files")
+        out.append(text[pos:m.end()] + "\n" + tables(files))
+        pos = end.start()
+    return "".join(out) + text[pos:]
+
+
+def main(argv):
+    check = "--check" in argv
+    docs = [a for a in argv if a != "--check"] or [os.path.join(ROOT, "kernels/eri_brush/README.md")]
+    stale = 0
+    for doc in docs:
+        text = open(doc).read()
+        new = regenerate(text, doc)
+        if new != text:
+            stale = 1
+            if not check:
+                open(doc, "w").write(new)
+                print(f"eri class_tables: {os.path.relpath(doc, ROOT)}: tables regenerated")
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
