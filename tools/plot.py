@@ -245,6 +245,10 @@ def roofline(folder, heads, results):
           max(xs + [r["fp32"] / r["bw"] for r in roofs.values()]) * 10)
     yr = (min(ys + [r["bw"] * xr[0] for r in roofs.values()]) / 2,
           max(ys + [r["fp32"] for r in roofs.values()]) * 4)
+    if skipped and ys:  # the note's lines at the bottom: the lowest point and its label sit above them
+        f = 0.08 + 0.035 * ((len(skipped) - 1) // 2 + 1)
+        lo = min(ys)
+        yr = (min(yr[0], lo / (yr[1] / lo) ** (f / (1 - f))), yr[1])
     w, h = WIDTH, 760
     # the screen angle of a bandwidth roof (slope 1 in decades), for its label
     angle = math.degrees(math.atan((0.62 * h / math.log10(yr[1] / yr[0])) / (0.86 * w / math.log10(xr[1] / xr[0]))))
