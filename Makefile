@@ -406,7 +406,6 @@ report: plot
 # and eri_brush's per-class tables (<!-- eri-class-tables: FILES -->)
 readme-tables: $(SB)
 	@$(PYTHON) tools/readme_tables.py
-	@$(PYTHON) kernels/eri_brush/class_tables.py
 	@$(PYTHON) tools/scaling_report.py readme results
 # make rerun FROM=results/h200 TO=/tmp/new: every case in FROM again, here; then scibench compare FROM TO
 rerun: $(SB)

@@ -7,7 +7,9 @@ A generated table sits between two marker lines (each at the start of its line):
     <!-- /scibench-table -->
 and becomes the output of `scibench table --format markdown ARGS`. ARGS are result
 files, folders or globs, relative to the repository root; the opening marker may span
-several lines. Running it twice changes nothing the second time.
+several lines. Running it twice changes nothing the second time. The same for
+    <!-- eri-class-tables: FILES -->  ...  <!-- /eri-class-tables -->
+whose tables eri_brush's class_tables.py draws from its runs' per-class counters.
 
 Usage: tools/readme_tables.py [--check] [FILE.md ...]
   default files: README.md, kernels/*/README.md, results/README.md
@@ -22,9 +24,12 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "kernels", "eri_brush"))
+import class_tables  # noqa: E402  (eri_brush's per-class tables)
+
 # markers start a line: the same text inside a sentence (documenting them) is left alone
-OPEN = re.compile(r"^[ \t]*<!-- scibench-table:(.*?)-->", re.S | re.M)
-CLOSE = re.compile(r"^[ \t]*<!-- /scibench-table -->", re.M)
+OPEN = re.compile(r"^[ \t]*<!-- (scibench-table|eri-class-tables):(.*?)-->", re.S | re.M)
+CLOSE = {kind: re.compile(r"^[ \t]*<!-- /%s -->" % kind, re.M) for kind in ("scibench-table", "eri-class-tables")}
 
 
 def die(msg):
@@ -46,7 +51,9 @@ def expand(args, where):
     return out
 
 
-def generate(sb, args, where):
+def generate(kind, sb, args, where):
+    if kind == "eri-class-tables":
+        return class_tables.tables(expand(args, where))
     p = subprocess.run([sb, "table", "--format", "markdown"] + expand(args, where), cwd=ROOT, capture_output=True,
                        text=True)
     if p.returncode:
@@ -62,16 +69,17 @@ def regenerate(text, sb, name):
         if not m:
             return "".join(out) + text[pos:]
         where = f"{name}:{text.count(chr(10), 0, m.start()) + 1}"
-        close = CLOSE.search(text, m.end())
+        kind = m.group(1)
+        close = CLOSE[kind].search(text, m.end())
         nxt = OPEN.search(text, m.end())
         if not close or (nxt and nxt.start() < close.start()):
-            die(f"{where}: '<!-- scibench-table: ... -->' has no '<!-- /scibench-table -->' line before the next "
+            die(f"{where}: '<!-- {kind}: ... -->' has no '<!-- /{kind} -->' line before the next "
                 "table or the end")
         end = close.start()
-        args = m.group(1).split()
+        args = m.group(2).split()
         if not args:
             die(f"{where}: the marker names no result file, folder or glob")
-        out.append(text[pos:m.end()] + "\n" + generate(sb, args, where))
+        out.append(text[pos:m.end()] + "\n" + generate(kind, sb, args, where))
         pos = end
 
 

@@ -1,30 +1,19 @@
-#!/usr/bin/env python3
-"""eri_brush's per-class tables in its README, generated from result JSON (make readme-tables).
+"""eri_brush's per-class tables, drawn from result JSON for the README's
+<!-- eri-class-tables: FILE ... --> markers (tools/readme_tables.py, make readme-tables).
 
-Between the marker lines
-    <!-- eri-class-tables: FILE ... -->
-    ... (replaced) ...
-    <!-- /eri-class-tables -->
-it writes two tables for the runs FILE ... (their median entries; either backend):
+tables(files) gives two tables for the runs FILE ... (their median entries; either backend):
   - one row a case: functions, shell quartets, the J build's median time, the model's FP64 rate
     as a share of the FP64 FMA probe, the share of class time in classes with L < 5, and the
     screen's error bound;
   - one row a class: its time a build and, in brackets, its model FP64 rate as a share of the
     probe; the classes with an f shell summed in one row.
 The probe is the stored one of the file's folder (peaks.json, gpu.fma_fp64_flops), else the
-run's own. Running it twice changes nothing the second time.
-
-Usage: kernels/eri_brush/class_tables.py [--check] [FILE.md ...]  (default kernels/eri_brush/README.md)
-Exit: 0; 1 with --check when a table is out of date; 2 for a marker without its end, a file that
-is missing or has no per-class times, after one line on stderr."""
+run's own. A file that is missing or has no per-class times: one line on stderr, exit 2."""
 import json
 import os
-import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OPEN = re.compile(r"^[ \t]*<!-- eri-class-tables:(.*?)-->", re.S | re.M)
-CLOSE = re.compile(r"^[ \t]*<!-- /eri-class-tables -->", re.M)
 MOLECULE = {"vitamin_c": "vitamin C"}
 BASIS = {"cc-pvdz": "cc-pVDZ", "cc-pvtz": "cc-pVTZ", "def2-svp": "def2-SVP"}
 L = {"s": 0, "p": 1, "d": 2, "f": 3}
@@ -119,38 +108,3 @@ def tables(files):
             cells.append(f"{sum(ft) * 1e3:.2f} ms" if ft else "—")
         per += f"| {nf} classes with an f shell | " + " | ".join(cells) + " |\n"
     return head + "".join(rows) + "\n" + per
-
-
-def regenerate(text, where):
-    out, pos = [], 0
-    for m in OPEN.finditer(text):
-        if m.start() < pos:
-            continue
-        end = CLOSE.search(text, m.end())
-        if not end:
-            die(f"{where}: '<!-- eri-class-tables:' without its '<!-- /eri-class-tables -->'")
-        files = m.group(1).split()
-        if not files:
-            die(f"{where}: a marker without files")
-        out.append(text[pos:m.end()] + "\n" + tables(files))
-        pos = end.start()
-    return "".join(out) + text[pos:]
-
-
-def main(argv):
-    check = "--check" in argv
-    docs = [a for a in argv if a != "--check"] or [os.path.join(ROOT, "kernels/eri_brush/README.md")]
-    stale = 0
-    for doc in docs:
-        text = open(doc).read()
-        new = regenerate(text, doc)
-        if new != text:
-            stale = 1
-            if not check:
-                open(doc, "w").write(new)
-                print(f"eri class_tables: {os.path.relpath(doc, ROOT)}: tables regenerated")
-    return 1 if check and stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -2,7 +2,7 @@
 # tools/readme_tables.py (make readme-tables) on a scratch markdown file whose markers name the
 # committed CI baseline: the table lands between the markers, the text around them stays, a
 # second run changes nothing, --check tells a stale table, and broken markers fail with exit 2
-# leaving the file as it was. The same for eri_brush's per-class tables (its class_tables.py). Run from the repository root (make test does).
+# leaving the file as it was. The same for eri_brush's per-class tables (its class_tables.py draws them). Run from the repository root (make test does).
 set -u
 SB=${SB:-build/scibench}
 export SB
@@ -63,7 +63,7 @@ $tool "$tmp/missing.md" 2>"$tmp/err" >/dev/null; rc=$?
 
 # eri_brush's per-class tables from a committed H200 run: taxol/cc-pVDZ, its (ss|ss) class at
 # 7.57 TFLOP/s of the stored 33.4 TFLOP/s probe, 23 %
-eri="python3 kernels/eri_brush/class_tables.py"
+eri=$tool
 taxol=results/h200/eri_brush.cuda.16.molecule-taxol.basis-cc-pvdz.json
 printf 'before\n<!-- eri-class-tables: %s -->\n| stale |\n<!-- /eri-class-tables -->\nafter\n' "$taxol" >"$tmp/eri.md"
 $eri --check "$tmp/eri.md" >/dev/null; rc=$?
