@@ -88,8 +88,8 @@ int sb_ncu_parse_csv(const char *text, sb_profile *p, char *err, size_t errlen);
  * set, else app-range or application. */
 const char *sb_ncu_replay_mode(int as_range);
 
-/* The metrics requested from ncu, comma separated (those of a range after a range profile). */
-const char *sb_ncu_metric_list(void);
+/* The metrics requested from ncu, comma separated; range: those a range has (app-range replay). */
+const char *sb_ncu_metric_list(int range);
 
 /* Set in the child ncu profiles: bracket the one timed repetition with the CUDA
  * profiler's start and stop so nothing else (set-up, validation) is counted. */

@@ -59,23 +59,20 @@ static int instrumented(int m) { return !strncmp(metric[m], "smsp__sass_", 11); 
  * app-range for a kernel that asks to be counted as one range (sb_kernel.profile_as_range),
  * else application. A range is one result for the whole repetition, every launch in it
  * counted together; only hardware counters exist for it. */
-static int kernel_as_range;
 const char *sb_ncu_replay_mode(int as_range)
 {
     const char *r = getenv("SB_NCU_REPLAY");
     return r && *r ? r : as_range ? "app-range" : "application";
 }
-static const char *replay_mode(void) { return sb_ncu_replay_mode(kernel_as_range); }
-static int range_replay(void) { return !strcmp(replay_mode(), "app-range"); }
 
-const char *sb_ncu_metric_list(void)
+const char *sb_ncu_metric_list(int range)
 {
     static char list[2048];
     const char *set = getenv("SB_PROFILE_METRICS");
-    int hw_only = (set && !strcmp(set, "hardware")) || range_replay();
+    int hw_only = (set && !strcmp(set, "hardware")) || range;
     list[0] = '\0';
     for (int i = 0; i < M_COUNT; i++)
-        if ((!hw_only || !instrumented(i)) && !(range_replay() && !strncmp(metric[i], "launch__", 8)))
+        if ((!hw_only || !instrumented(i)) && !(range && !strncmp(metric[i], "launch__", 8)))
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? "," : "", metric[i]);
     return list;
 }
@@ -479,7 +476,6 @@ static void remove_dir(const char *dir)
 
 int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
 {
-    kernel_as_range = as_range;
     char ncu[4096], dir[4096], rep[4200], repfile[4210], log[4200], csv[4200];
     memset(p, 0, sizeof *p);
     if (find_ncu(ncu, sizeof ncu)) {
@@ -502,7 +498,9 @@ int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
     char *argv[96];
     int n = 0;
     argv[n++] = ncu;
-    if (!range_replay()) { /* range replay takes its ranges from the same calls by itself */
+    const char *mode = sb_ncu_replay_mode(as_range);
+    const int range = !strcmp(mode, "app-range");
+    if (!range) { /* range replay takes its ranges from the same calls by itself */
         argv[n++] = "--profile-from-start";
         argv[n++] = "off";
     }
@@ -510,11 +508,11 @@ int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
     argv[n++] = "application-only";
     /* application replay: the child runs once per pass (no save and restore of device
      * memory around each launch, which dominates for long repetitions of many launches);
-     * SB_NCU_REPLAY=kernel replays each launch instead; replay_mode() */
+     * SB_NCU_REPLAY=kernel replays each launch instead */
     argv[n++] = "--replay-mode";
-    argv[n++] = (char *)replay_mode();
+    argv[n++] = (char *)mode;
     argv[n++] = "--metrics";
-    argv[n++] = (char *)sb_ncu_metric_list();
+    argv[n++] = (char *)sb_ncu_metric_list(range);
     argv[n++] = "--export";
     argv[n++] = rep;
     argv[n++] = "--force-overwrite";
