@@ -122,11 +122,11 @@ static void read_context(json_t *ctx, sb_rrow *r, const char *backend)
     }
     r->peak_fp32 = jnum(peaks, "fma_fp32_flops");
     r->peak_fp64 = jnum(peaks, "fma_fp64_flops");
-    /* Files from before the FMA probe chose its instruction set ran it at the compiled width. */
-    const char *isa = jstr(ctx, "fma_isa", jstr(json_object_get(ctx, "cpu"), "isa_compiled", ""));
-    snprintf(r->fma_isa, sizeof r->fma_isa, "%s", backend && !strcmp(backend, "cuda") ? "" : isa);
     json_t *cpu = json_object_get(ctx, "cpu"), *lanes = json_object_get(cpu, "simd_float_lanes");
     snprintf(r->build_isa, sizeof r->build_isa, "%s", jstr(cpu, "isa_compiled", ""));
+    /* Files from before the FMA probe chose its instruction set ran it at the compiled width. */
+    const char *isa = jstr(ctx, "fma_isa", r->build_isa);
+    snprintf(r->fma_isa, sizeof r->fma_isa, "%s", backend && !strcmp(backend, "cuda") ? "" : isa);
     r->simd_lanes = json_is_integer(lanes) ? (int)json_integer_value(lanes) : 0;
     json_t *ndev = json_object_get(json_object_get(ctx, "mpi"), "devices");
     r->devices = json_is_integer(ndev) && json_integer_value(ndev) > 1 ? (int)json_integer_value(ndev) : 1;
