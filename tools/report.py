@@ -87,13 +87,13 @@ def cross_machine(sb, folders, machines):
 
 
 def archive(sb, root):
-    """results/archive/: folders of machines no longer lent and runs the current code no longer
+    """results/archive/: folders of machines no longer measured and runs the current code no longer
     makes, kept as they were; each with every commit its files came from (most files first)."""
     folders = sr.machine_folders(root) if os.path.isdir(root) else []
     if not folders:
         return []
     md = ["## Archive", "",
-          "Folders of machines no longer lent, and runs the current code no longer makes (`results/archive/`), "
+          "Folders of machines no longer measured, and runs the current code no longer makes (`results/archive/`), "
           "kept as they were and left out of the tables above; each with the commits its result files came from "
           "(files per commit).", "",
           "| folder | hardware | result files | commits |", "|---|---|---:|---|"]
