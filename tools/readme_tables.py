@@ -53,7 +53,7 @@ def expand(args, where):
 
 def generate(kind, sb, args, where):
     if kind == "eri-class-tables":
-        return class_tables.tables(expand(args, where))
+        return class_tables.tables(sb, expand(args, where))
     p = subprocess.run([sb, "table", "--format", "markdown"] + expand(args, where), cwd=ROOT, capture_output=True,
                        text=True)
     if p.returncode:

@@ -1,19 +1,22 @@
 """eri_brush's per-class tables, drawn from result JSON for the README's
 <!-- eri-class-tables: FILE ... --> markers (tools/readme_tables.py, make readme-tables).
 
-tables(files) gives two tables for the runs FILE ... (their median entries; either backend):
+tables(sb, files) gives two tables for the runs FILE ... (their median entries; either backend):
   - one row a case: functions, shell quartets, the J build's median time, the model's FP64 rate
     as a share of the FP64 FMA probe, the share of class time in classes with L < 5, and the
     screen's error bound;
   - one row a class: its time a build and, in brackets, its model FP64 rate as a share of the
     probe; the classes with an f shell summed in one row.
-The probe is the stored one of the file's folder (peaks.json, gpu.fma_fp64_flops), else the
-run's own. A file that is missing or has no per-class times: one line on stderr, exit 2."""
+The probe is the FP64 peak `scibench table` (sb) divides the run by: the folder's stored one
+where it is this machine's, else the run's own. A file that is missing or has no per-class
+times: one line on stderr, exit 2."""
 import json
 import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import sbresults as sr  # noqa: E402  (scibench table's rows)
 MOLECULE = {"vitamin_c": "vitamin C"}
 BASIS = {"cc-pvdz": "cc-pVDZ", "cc-pvtz": "cc-pVTZ", "def2-svp": "def2-SVP"}
 L = {"s": 0, "p": 1, "d": 2, "f": 3}
@@ -34,18 +37,18 @@ def median_entry(path):
     b = (med or runs or [None])[0]
     if not b or b.get("kernel") != "eri_brush" or not any(k.startswith("t_") and k != "t_setup" for k in b):
         die(f"{path}: not an eri_brush run with per-class times")
-    return d, b
+    return b
 
 
-def probe(path, d):
-    """The FP64 FMA peak the folder's stored peaks hold, else the run's own."""
-    try:
-        return json.load(open(os.path.join(ROOT, os.path.dirname(path), "peaks.json")))["gpu"]["fma_fp64_flops"]["value"]
-    except (OSError, ValueError, KeyError, TypeError):
-        v = d["context"].get("peaks", {}).get("fma_fp64_flops")
-        if not v:
-            die(f"{path}: no FP64 peak, stored or measured")
-        return v
+def probes(sb, files):
+    """{file: the FP64 FMA peak its row divides by}, as `scibench table` chooses it (the folder's
+    stored peaks where they are this machine's, else the run's own probe)."""
+    out = {}
+    for r in sr.table(sb, [os.path.join(ROOT, f) for f in files]):
+        if not r["peak_fp64_flops"]:
+            die(f"{r['file']}: no FP64 peak, stored or measured")
+        out[os.path.realpath(r["file"])] = r["peak_fp64_flops"]
+    return out
 
 
 def label(b):
@@ -74,11 +77,10 @@ def show(c):
     return f"({c[0]}{c[1]}\\|{c[2]}{c[3]})"
 
 
-def tables(files):
-    runs = []
-    for f in files:
-        d, b = median_entry(f)
-        runs.append((label(b), b, classes(b), probe(f, d)))
+def tables(sb, files):
+    entries = [median_entry(f) for f in files]
+    peak = probes(sb, files)
+    runs = [(label(b), b, classes(b), peak[os.path.realpath(os.path.join(ROOT, f))]) for f, b in zip(files, entries)]
     head = ("| case | functions | shell quartets | J build | model FP64, % of probe "
             "| classes with L < 5, share of class time | screen_error_bound |\n"
             "|---|---:|---:|---:|---:|---:|---:|\n")
