@@ -73,6 +73,7 @@ int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
 }
 
 int sb_cuda_sync(void) { return unavailable("sb_cuda_sync"); }
+int sb_cuda_release(void) { return unavailable("sb_cuda_release"); }
 
 int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes) {
     *free_bytes = *total_bytes = 0;

@@ -51,6 +51,9 @@ void sb_cuda_free(void *p);
 int sb_cuda_memcpy_h2d(void *dst, const void *src, size_t bytes);
 int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes);
 int sb_cuda_sync(void); /* device synchronize + last error check */
+/* Destroys this process's context on the device (cudaDeviceReset), so that a child process
+ * finds the device as a fresh process would; a later CUDA call makes a new context. */
+int sb_cuda_release(void);
 /* Free and total device memory in bytes (cudaMemGetInfo). */
 int sb_cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 

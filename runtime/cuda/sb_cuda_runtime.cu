@@ -218,6 +218,12 @@ extern "C" int sb_cuda_memcpy_d2h(void *dst, const void *src, size_t bytes) {
     return SB_OK;
 }
 
+extern "C" int sb_cuda_release(void) {
+    SB_CU(cudaDeviceSynchronize());
+    SB_CU(cudaDeviceReset());
+    return SB_OK;
+}
+
 extern "C" int sb_cuda_sync(void) {
     SB_CU(cudaDeviceSynchronize());
     SB_CU(cudaGetLastError());

@@ -105,6 +105,29 @@ static void test_occupancy(void **state) {
     assert_true(L.occupancy <= 1.0);
 }
 
+static void test_release_frees_the_context(void **state) {
+    (void)state;
+    REQUIRE_GPU(NULL);
+    /* --profile releases the context before ncu's child runs; what it held must be free
+     * for the child, and this process must still work afterwards */
+    const size_t bytes = (size_t)1 << 30;
+    size_t free0, free1, free2, total;
+    assert_int_equal(sb_cuda_mem_info(&free0, &total), SB_OK);
+    void *d = sb_cuda_malloc(bytes);
+    assert_non_null(d);
+    assert_int_equal(sb_cuda_mem_info(&free1, &total), SB_OK);
+    assert_true(free1 + bytes <= free0 + ((size_t)64 << 20));
+    assert_int_equal(sb_cuda_release(), SB_OK);
+    assert_int_equal(sb_cuda_mem_info(&free2, &total), SB_OK);
+    print_message("free device memory: %.3f GiB, %.3f GiB with 1 GiB held, %.3f GiB after release\n",
+                  (double)free0 / (1 << 30), (double)free1 / (1 << 30), (double)free2 / (1 << 30));
+    assert_true(free2 >= free1 + bytes);
+    void *e = sb_cuda_malloc(4096);
+    assert_non_null(e);
+    assert_int_equal(sb_cuda_sync(), SB_OK);
+    sb_cuda_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init),
@@ -113,6 +136,7 @@ int main(void) {
         cmocka_unit_test(test_malloc_failure_is_not_sticky),
         cmocka_unit_test(test_copy_bw),
         cmocka_unit_test(test_fma),
+        cmocka_unit_test(test_release_frees_the_context),
     };
     return cmocka_run_group_tests_name("gpu_cuda_runtime", tests, NULL, NULL);
 }
