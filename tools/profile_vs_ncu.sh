@@ -13,28 +13,32 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$sb" run "$kernel" --backend cuda --size "$size" --reps 3 --quiet --profile --json "$tmp/p.json" "$@" > "$tmp/run.txt"
 # By hand: the same child command the harness profiles, the profiler range set by the same variable,
 # counted as the harness counted it: launch by launch, or as one range (a kernel whose --profile
-# counts its repetition as one range, eri_brush: its one group is "range").
+# counts each repetition as one range, eri_brush: its one group is "range"), over as many
+# repetitions as it counted.
 mode=(--profile-from-start off)
 if python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
 p=m.get("profile") or {}; sys.exit(0 if [g["name"] for g in p.get("groups",[])]==["range"] else 1)' "$tmp/p.json"; then
     mode=(--replay-mode app-range)
 fi
+reps=$(python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
+print((m.get("profile") or {}).get("counted_repetitions", 1))' "$tmp/p.json")
 # By hand RUNS times (SB_PVN_RUNS, default 3): the median is the reference, and the range is
 # ncu's own repeatability on this case, which no agreement can be finer than.
 runs=${SB_PVN_RUNS:-3}
 for i in $(seq "$runs"); do
     SB_PROFILE_RANGE=1 "$ncu" "${mode[@]}" --csv --page raw --print-units base \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
-      "$sb" validate "$kernel" --backend cuda --size "$size" --reps 1 --warmup 1 --quiet "$@" > "$tmp/ncu$i.csv" 2> "$tmp/ncu$i.err" || true
+      "$sb" validate "$kernel" --backend cuda --size "$size" --reps "$reps" --warmup 1 --quiet "$@" > "$tmp/ncu$i.csv" 2> "$tmp/ncu$i.err" || true
 done
-python3 - "$tmp/p.json" "$tmp"/ncu*.csv <<'PY'
+python3 - "$tmp/p.json" "$reps" "$tmp"/ncu*.csv <<'PY'
 import csv, json, statistics, sys
 d = json.load(open(sys.argv[1]))
 med = [b for b in d["benchmarks"] if b.get("aggregate_name") == "median"][0]
 p = med.get("profile")
 if not p:
     print("no profile in the JSON:", med.get("profile_unavailable")); sys.exit(1)
-items = p["items"]
+reps = int(sys.argv[2])
+items = p["items"] * reps  # by hand counts every repetition; --profile reports their mean
 def by_hand(path):
     rows = [r for r in csv.reader(l for l in open(path) if not l.startswith("=="))]
     if not rows:
@@ -45,18 +49,19 @@ def by_hand(path):
     rd = sum(num(r, "dram__bytes_read.sum") for r in data); wr = sum(num(r, "dram__bytes_write.sum") for r in data)
     t = [num(r, "gpu__time_duration.sum") for r in data]
     occ = sum(num(r, "sm__warps_active.avg.pct_of_peak_sustained_active") * w for r, w in zip(data, t)) / sum(t)
-    return len(data), rd / items, wr / items, occ
-hand = [by_hand(f) for f in sys.argv[2:]]
-launches = hand[0][0]
+    return len(data) / reps, rd / items, wr / items, occ
+hand = [by_hand(f) for f in sys.argv[3:]]
+launches = round(hand[0][0])
 b = [rd + wr for _, rd, wr, _ in hand]
 ref, occ = statistics.median(b), statistics.median(h[3] for h in hand)
 mine_occ = sum(g["achieved_occupancy_pct"] * g["duration_s"] for g in p["groups"]) / sum(g["duration_s"] for g in p["groups"])
 mine = p["bytes_per_item"]
 print(f"{'':28s} {'scibench --profile':>20s} {'ncu by hand':>14s}")
-print(f"{'launches':28s} {p['launches']:>20d} {launches:>14d}")
+print(f"{'repetitions counted':28s} {reps:>20d} {reps:>14d}")
+print(f"{'launches per repetition':28s} {p['launches']:>20d} {launches:>14d}")
 print(f"{'DRAM bytes per item':28s} {mine:>20.3f} {ref:>14.3f}   diff {100*(mine/ref-1):+.2f} %  (by hand: median of {len(b)} runs)")
-print(f"{'  read':28s} {p['dram_read_bytes']/items:>20.3f} {statistics.median(h[1] for h in hand):>14.3f}")
-print(f"{'  written':28s} {p['dram_write_bytes']/items:>20.3f} {statistics.median(h[2] for h in hand):>14.3f}")
+print(f"{'  read':28s} {p['dram_read_bytes']/p['items']:>20.3f} {statistics.median(h[1] for h in hand):>14.3f}")
+print(f"{'  written':28s} {p['dram_write_bytes']/p['items']:>20.3f} {statistics.median(h[2] for h in hand):>14.3f}")
 print(f"{'achieved occupancy %':28s} {mine_occ:>20.2f} {occ:>14.2f}   diff {mine_occ-occ:+.2f} points")
 lo, hi = min(b), max(b)
 print(f"ncu by hand, run to run: {lo:.3f} to {hi:.3f} bytes per item ({100*(hi/lo-1):.1f} % apart)")
