@@ -347,6 +347,7 @@ static json_t *profile_json(const sb_result *r)
     json_object_set_new(o, "model_flops_per_item", num(t.model_flops_per_item));
     json_object_set_new(o, "flops_ratio", num(t.flops_ratio));
     if (p->kind == SB_PROF_GPU) {
+        json_object_set_new(o, "counted_repetitions", json_integer(p->reps > 1 ? p->reps : 1));
         json_object_set_new(o, "launches", json_integer(p->nlaunch));
         json_object_set_new(o, "metrics", json_string(p->have_flops ? "full" : "hardware"));
         json_object_set_new(o, "duration_s", num(t.duration));

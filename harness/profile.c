@@ -36,6 +36,22 @@ void sb_profile_totals(const sb_profile *p, const sb_work *w, sb_prof_totals *t)
     t->flops_ratio = ratio(t->flops_per_item, t->model_flops_per_item);
 }
 
+void sb_profile_mean(sb_profile *p, int reps)
+{
+    p->reps = reps;
+    if (reps <= 1) return;
+    const double f = 1.0 / reps;
+    p->nlaunch = (p->nlaunch + reps / 2) / reps;
+    for (int i = 0; i < p->ngroups; i++) {
+        sb_prof_group *g = &p->group[i];
+        g->launches = (g->launches + reps / 2) / reps;
+        double *sum[] = {&g->duration, &g->dram_read, &g->dram_write, &g->ld_sectors, &g->ld_requests,
+                         &g->st_sectors, &g->st_requests, &g->ld_bytes_req, &g->st_bytes_req,
+                         &g->local_bytes, &g->flops32, &g->flops64};
+        for (size_t k = 0; k < sizeof sum / sizeof sum[0]; k++) *sum[k] *= f;
+    }
+}
+
 const char *sb_profile_hint(const char *what, double r)
 {
     if (isnan(r) || (r >= SB_PROF_RATIO_LO && r <= SB_PROF_RATIO_HI)) return NULL;
@@ -113,9 +129,11 @@ static void print_ratio(FILE *out, const char *label, double meas, double model,
 
 static void print_gpu(FILE *out, const sb_profile *p, const sb_prof_totals *t, const char *item)
 {
-    fprintf(out, "PROFILE          %s, one untimed repetition in a child process, %d launch%s of %d kernel%s "
-                 "(the child rerun once per pass of counters)\n",
-            p->tool, p->nlaunch, p->nlaunch == 1 ? "" : "es", p->ngroups, p->ngroups == 1 ? "" : "s");
+    char reps[48] = "one untimed repetition";
+    if (p->reps > 1) snprintf(reps, sizeof reps, "the mean of %d untimed repetitions", p->reps);
+    fprintf(out, "PROFILE          %s, %s in a child process, %d launch%s of %d kernel%s each (the child "
+                 "rerun once per pass of counters)\n",
+            p->tool, reps, p->nlaunch, p->nlaunch == 1 ? "" : "es", p->ngroups, p->ngroups == 1 ? "" : "s");
     fprintf(out, "  %-30s %5s %9s %8s %6s %17s %5s %6s %6s %6s %6s %7s %7s %6s %6s %5s %8s\n", "kernel", "lnch",
             "time ms", "DRAM B/", "DRAM%", "occ ach/theo %", "SM%", "FP64%", "FP32%", "L1hit", "L2hit", "ld s/rq",
             "st s/rq", "eta ld", "eta st", "regs", "local MB");

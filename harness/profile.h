@@ -1,8 +1,8 @@
 /* `--profile`: hardware counters measured in a separate, untimed pass, set beside
  * the kernel's model (bytes, flops and items per repetition).
  * GPU: Nsight Compute's CLI (ncu) profiles a child process that runs the same case,
- * its counters confined to one repetition by cudaProfilerStart/Stop; the harness
- * parses ncu's raw CSV (profile_ncu.c). CPU: PAPI counters around one extra
+ * its counters confined to its timed repetitions by cudaProfilerStart/Stop; the harness
+ * parses ncu's raw CSV (profile_ncu.c) and reports the mean repetition. CPU: PAPI counters around one extra
  * repetition in this process (runtime/openmp_simd/omp_counters.c). */
 #ifndef SB_PROFILE_H
 #define SB_PROFILE_H
@@ -11,7 +11,7 @@
 
 #include "sb.h"
 
-/* One CUDA kernel function: every launch of it in the profiled repetition. Sums for
+/* One CUDA kernel function: every launch of it in a profiled repetition. Sums for
  * bytes, sectors, requests and instructions; percentages are means over its launches
  * weighted by their duration. NaN where ncu gave no value. */
 typedef struct {
@@ -41,6 +41,7 @@ typedef struct {
     char tool[64];      /* "ncu 2025.3.1", "PAPI 7.0.0.0" */
     double items;       /* items of the profiled repetition (the model's, per rep) */
     /* GPU */
+    int reps;           /* repetitions counted; launches and sums are their mean */
     int nlaunch, ngroups;
     int have_flops;     /* ncu measured the FP instruction counts (instrumented metrics) */
     sb_prof_group group[SB_PROF_MAX_GROUPS];
@@ -67,6 +68,10 @@ void sb_profile_totals(const sb_profile *p, const sb_work *w, sb_prof_totals *t)
 /* One-line explanation hint for a ratio outside the band; NULL inside it. */
 const char *sb_profile_hint(const char *what, double ratio);
 
+/* Divides what ncu counted over reps repetitions into their mean: launches, durations,
+ * bytes, sectors, requests and instructions; the duration-weighted percentages stay. */
+void sb_profile_mean(sb_profile *p, int reps);
+
 /* The measured table after the timed report. */
 void sb_profile_print(FILE *out, const sb_profile *p, const sb_work *w, const char *item);
 
@@ -91,8 +96,8 @@ const char *sb_ncu_replay_mode(int as_range);
 /* The metrics requested from ncu, comma separated; range: those a range has (app-range replay). */
 const char *sb_ncu_metric_list(int range);
 
-/* Set in the child ncu profiles: bracket the one timed repetition with the CUDA
- * profiler's start and stop so nothing else (set-up, validation) is counted. */
+/* Set in the child ncu profiles: bracket each timed repetition with the CUDA profiler's
+ * start and stop so nothing else (set-up, warm-up, validation) is counted. */
 #define SB_PROFILE_RANGE_ENV "SB_PROFILE_RANGE"
 int sb_profile_range_requested(void);
 

@@ -1,7 +1,7 @@
 /* GPU counters through Nsight Compute's CLI. ncu runs the case again as a child (once
  * per pass of counters, application replay, caches flushed before each launch), counting
- * only its one repetition between cudaProfilerStart and Stop; it exports a report, and
- * a second ncu prints it as raw CSV, which is parsed here. */
+ * only its timed repetitions, each between cudaProfilerStart and Stop; it exports a report,
+ * and a second ncu prints it as raw CSV, which is parsed here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -494,7 +494,7 @@ int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
     snprintf(csv, sizeof csv, "%s/report.csv", dir);
     tool_version(ncu, dir, p->tool, sizeof p->tool);
 
-    /* The child brackets its one repetition with cudaProfilerStart/Stop. */
+    /* The child brackets each timed repetition with cudaProfilerStart/Stop. */
     char *argv[96];
     int n = 0;
     argv[n++] = ncu;
@@ -519,7 +519,7 @@ int sb_ncu_profile(char *const child[], int as_range, sb_profile *p)
     for (int i = 0; child[i] && n < 94; i++) argv[n++] = child[i];
     argv[n] = NULL;
     setenv(SB_PROFILE_RANGE_ENV, "1", 1);
-    sb_progress("--profile: ncu counts one repetition, replayed until every counter is read");
+    sb_progress("--profile: ncu counts the child's repetitions, replayed until every counter is read");
     int st = run_to_file(argv, log, 1);
     unsetenv(SB_PROFILE_RANGE_ENV);
     sb_progress_done();

@@ -120,16 +120,16 @@ static int timed_reps(sb_case *c, double *times, double *own, double *comm, doub
     sb_timer t;
     int rc = sb_timer_init(&t, c->backend);
     case_label(c, label, sizeof label);
-    /* Under ncu (--profile's child): only the first timed repetition is counted. */
+    /* Under ncu (--profile's child): every timed repetition is counted, nothing between them. */
     int range = c->backend == SB_BACKEND_CUDA && sb_profile_range_requested();
     for (int i = 0; !rc && i < c->params->reps; i++) {
         sb_mpi_barrier();
         sb_mpi_comm_reset();
-        if (range && i == 0) rc = sb_cuda_profiler_start();
+        if (range) rc = sb_cuda_profiler_start();
         if (!rc) rc = sb_timer_start(&t);
         if (!rc) rc = c->kernel->run(c);
         double s = rc ? 0 : sb_timer_stop(&t);
-        if (!rc && range && i == 0) rc = sb_cuda_profiler_stop();
+        if (!rc && range) rc = sb_cuda_profiler_stop();
         if (!rc && s < 0) {
             sb_error("%s: timer failed in repetition %d", label, i + 1);
             rc = SB_EXIT_RUNTIME;
@@ -190,7 +190,7 @@ static int drive(sb_case *c, sb_result *r, int flags)
         return sb_mpi_alone(SB_EXIT_RUNTIME);
     }
     if (!rc) rc = timed_reps(c, r->times, own, own + reps, own + 2 * reps);
-    /* --profile's child under ncu: its counted repetition is all it is for; the case and
+    /* --profile's child under ncu: its counted repetitions are all it is for; the case and
      * its validation are the parent's */
     if (!rc && sb_profile_range_requested()) {
         free(own);

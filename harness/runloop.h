@@ -52,7 +52,7 @@ typedef struct {
     int passed;
     sb_peaks peaks;
     sb_mpi_result mpi;        /* times[] above are the slowest rank's per repetition */
-    sb_profile profile;       /* --profile: counters of one untimed repetition (kind NONE otherwise) */
+    sb_profile profile;       /* --profile: counters of untimed repetitions (kind NONE otherwise) */
 } sb_result;
 
 /* flags of sb_run_case */

@@ -9,7 +9,7 @@
 
 typedef struct {
     int validate_only; /* skip the peak probes and the roofline lines */
-    int profile;       /* --profile: counters of one untimed repetition after the timed ones */
+    int profile;       /* --profile: counters of untimed repetitions after the timed ones */
     const char *exe;   /* argv[0], recorded in the JSON context */
     FILE *out;         /* the human report; stdout for the CLI */
 } sb_session_opts;
@@ -18,5 +18,9 @@ typedef struct {
  * writes the JSON. Returns the process exit code: 0 validated, 1 validation
  * failed, 2 usage, 3 runtime error. */
 int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_session_opts *o);
+
+/* How many repetitions --profile counts on the GPU, for a timed repetition of rep_seconds:
+ * about 2 s of kernel time, 1 to 16 of them. */
+int sb_profile_reps(double rep_seconds);
 
 #endif

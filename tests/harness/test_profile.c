@@ -17,6 +17,7 @@
 #include "profile.h"
 #include "registry.h"
 #include "sb_omp.h"
+#include "session.h"
 
 /* Header, units row and three launches of two kernels, as ncu --page raw --csv prints
  * them (units not in base form, to exercise the scaling; a thousands separator). */
@@ -95,6 +96,49 @@ static void test_totals_and_ratios(void **state)
     sb_profile_totals(&p, &w, &t);
     assert_true(isnan(t.flops) && isnan(t.flops_ratio));
     assert_null(sb_profile_hint("flops", t.flops_ratio));
+}
+
+/* Counted over several repetitions, the report is their mean: sums divide, percentages,
+ * registers and the model's items stay. */
+static void test_mean_of_repetitions(void **state)
+{
+    (void)state;
+    static sb_profile p;
+    char err[256];
+    memset(&p, 0, sizeof p);
+    assert_int_equal(sb_ncu_parse_csv(csv_small, &p, err, sizeof err), SB_OK);
+    p.kind = SB_PROF_GPU;
+    p.items = 1e5;
+    sb_profile_mean(&p, 2); /* "tick" launched once in each of two repetitions */
+    assert_int_equal(p.reps, 2);
+    const sb_prof_group *t = &p.group[0];
+    assert_int_equal(t->launches, 1);
+    assert_true(fabs(t->dram_read - 3e6) < 1e-6);
+    assert_true(fabs(t->dram_write - 1e6) < 1e-6);
+    assert_true(fabs(t->duration - 20e-6) < 1e-15);
+    assert_true(fabs(t->flops32 - 4000.0) < 1e-9);
+    assert_true(fabs(t->ld_sectors / t->ld_requests - 4.0) < 1e-12);
+    assert_true(fabs(t->occ_achieved - 60.0) < 1e-12);
+    assert_true(fabs(t->regs - 48.0) < 1e-12);
+    sb_work w = {.items = 1e5, .bytes = 4e6, .flops = 1e4, .fp64 = 0};
+    sb_prof_totals s;
+    sb_profile_totals(&p, &w, &s);
+    assert_true(fabs(s.bytes_per_item - 42.5) < 1e-9); /* half of one repetition's 85 */
+    sb_profile_mean(&p, 1);
+    assert_true(fabs(t->dram_read - 3e6) < 1e-6);
+}
+
+/* About 2 s of kernel time, 1 to 16 repetitions; a repetition of unknown length counts once. */
+static void test_profile_reps(void **state)
+{
+    (void)state;
+    assert_int_equal(sb_profile_reps(1e-3), 16);
+    assert_int_equal(sb_profile_reps(0.129), 16);
+    assert_int_equal(sb_profile_reps(0.25), 8);
+    assert_int_equal(sb_profile_reps(0.3), 7);
+    assert_int_equal(sb_profile_reps(2.5), 1);
+    assert_int_equal(sb_profile_reps(0.0), 1);
+    assert_int_equal(sb_profile_reps(NAN), 1);
 }
 
 static void expect_parse_error(const char *text, const char *needle)
@@ -211,6 +255,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_groups),
         cmocka_unit_test(test_totals_and_ratios),
+        cmocka_unit_test(test_mean_of_repetitions),
+        cmocka_unit_test(test_profile_reps),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_recorded),
         cmocka_unit_test(test_replay_mode),
