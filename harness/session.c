@@ -1,5 +1,5 @@
+#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,18 +12,26 @@
 #include "runloop.h"
 #include "sb_mpi.h"
 
-/* Repetitions --profile counts: DRAM writes of kernels whose local memory lives in L2
- * vary from one identical launch to the next (fullerene_ff 200's force-field launch wrote
- * 5.4 to 7.5e8 B in 12 of them), so one repetition is a sample, not the value. Their mean
- * over up to 16, about 2 s of the timed run's kernel time, keeps the cost of long cases. */
-#define SB_PROFILE_SECONDS 2.0
-#define SB_PROFILE_MAX_REPS 16
+/* DRAM writes of kernels whose local memory lives in L2 vary from one identical launch to
+ * the next (fullerene_ff 200's force-field launch wrote 5.4 to 7.5e8 B in 12 of them), so
+ * one counted repetition is a sample; SB_PROFILE_REPS=N reports the mean of N. */
+#define SB_PROFILE_MAX_REPS 64
 
-int sb_profile_reps(double rep_seconds)
+int sb_profile_reps(int *reps)
 {
-    if (!(rep_seconds > 0)) return 1;
-    double n = ceil(SB_PROFILE_SECONDS / rep_seconds);
-    return n >= SB_PROFILE_MAX_REPS ? SB_PROFILE_MAX_REPS : n < 1 ? 1 : (int)n;
+    const char *v = getenv("SB_PROFILE_REPS");
+    *reps = 1;
+    if (!v || !*v) return SB_OK;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > SB_PROFILE_MAX_REPS) {
+        sb_error("SB_PROFILE_REPS=%s: the repetitions --profile counts must be an integer in 1..%d", v,
+                 SB_PROFILE_MAX_REPS);
+        return SB_EXIT_USAGE;
+    }
+    *reps = (int)n;
+    return SB_OK;
 }
 
 /* --profile on the GPU: ncu runs this same case again in a child (`validate`: no peak
@@ -75,6 +83,8 @@ int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_sess
     int root = sb_mpi_rank() == 0;
     int rc = sb_mpi_max_int(p->json_path && root ? sb_json_check_path(p->json_path) : SB_OK);
     if (rc) return rc;
+    int profile_reps = 1;
+    if (o->profile && b == SB_BACKEND_CUDA && (rc = sb_profile_reps(&profile_reps))) return rc;
     sb_set_quiet(p->quiet);
     int flags = (o->validate_only ? 0 : SB_RUN_PEAKS) | (o->profile ? SB_RUN_PROFILE : 0);
     rc = sb_run_case(k, b, p, flags, &r);
@@ -86,7 +96,7 @@ int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_sess
     else if (!rc) {
         /* after the timed run and its validation: profiling never enters the timed region */
         if (o->profile && b == SB_BACKEND_CUDA)
-            rc = gpu_profile(k, p, sb_profile_reps(r.stats.median), &r.profile);
+            rc = gpu_profile(k, p, profile_reps, &r.profile);
         r.profile.items = r.work.items;
         sb_hwinfo_get(&hw);
         if (!rc) sb_report_print(o->out ? o->out : stdout, &r, &hw, o->validate_only);

@@ -9,7 +9,8 @@
 
 typedef struct {
     int validate_only; /* skip the peak probes and the roofline lines */
-    int profile;       /* --profile: counters of untimed repetitions after the timed ones */
+    int profile;       /* --profile: counters of untimed repetitions after the timed ones (one, or
+                        * SB_PROFILE_REPS on the GPU) */
     const char *exe;   /* argv[0], recorded in the JSON context */
     FILE *out;         /* the human report; stdout for the CLI */
 } sb_session_opts;
@@ -19,8 +20,8 @@ typedef struct {
  * failed, 2 usage, 3 runtime error. */
 int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_session_opts *o);
 
-/* How many repetitions --profile counts on the GPU, for a timed repetition of rep_seconds:
- * about 2 s of kernel time, 1 to 16 of them. */
-int sb_profile_reps(double rep_seconds);
+/* How many repetitions --profile counts on the GPU: SB_PROFILE_REPS (1..64), 1 when unset.
+ * SB_OK, or SB_EXIT_USAGE after one error line. */
+int sb_profile_reps(int *reps);
 
 #endif

@@ -128,17 +128,27 @@ static void test_mean_of_repetitions(void **state)
     assert_true(fabs(t->dram_read - 3e6) < 1e-6);
 }
 
-/* About 2 s of kernel time, 1 to 16 repetitions; a repetition of unknown length counts once. */
+/* SB_PROFILE_REPS: 1 when unset or empty, 1..64 taken, anything else refused. */
 static void test_profile_reps(void **state)
 {
     (void)state;
-    assert_int_equal(sb_profile_reps(1e-3), 16);
-    assert_int_equal(sb_profile_reps(0.129), 16);
-    assert_int_equal(sb_profile_reps(0.25), 8);
-    assert_int_equal(sb_profile_reps(0.3), 7);
-    assert_int_equal(sb_profile_reps(2.5), 1);
-    assert_int_equal(sb_profile_reps(0.0), 1);
-    assert_int_equal(sb_profile_reps(NAN), 1);
+    int n = 0;
+    unsetenv("SB_PROFILE_REPS");
+    assert_int_equal(sb_profile_reps(&n), SB_OK);
+    assert_int_equal(n, 1);
+    const char *good[][2] = {{"", "1"}, {"16", "16"}, {"64", "64"}, {"1", "1"}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("SB_PROFILE_REPS", good[i][0], 1);
+        assert_int_equal(sb_profile_reps(&n), SB_OK);
+        assert_int_equal(n, atoi(good[i][1]));
+    }
+    const char *bad[] = {"0", "65", "-2", "3x", "x", " ", "1e3", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("SB_PROFILE_REPS", bad[i], 1);
+        assert_int_equal(sb_profile_reps(&n), SB_EXIT_USAGE);
+        assert_int_equal(n, 1);
+    }
+    unsetenv("SB_PROFILE_REPS");
 }
 
 static void expect_parse_error(const char *text, const char *needle)
