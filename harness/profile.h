@@ -2,8 +2,8 @@
  * the kernel's model (bytes, flops and items per repetition).
  * GPU: Nsight Compute's CLI (ncu) profiles a child process that runs the same case,
  * its counters confined to its timed repetitions by cudaProfilerStart/Stop; the harness
- * parses ncu's raw CSV (profile_ncu.c) and reports the mean repetition. CPU: PAPI counters around one extra
- * repetition in this process (runtime/openmp_simd/omp_counters.c). */
+ * parses ncu's raw CSV (profile_ncu.c) and reports the mean repetition. CPU: PAPI
+ * counters around one extra repetition in this process (runtime/openmp_simd/omp_counters.c). */
 #ifndef SB_PROFILE_H
 #define SB_PROFILE_H
 
@@ -95,6 +95,10 @@ const char *sb_ncu_replay_mode(int as_range);
 
 /* The metrics requested from ncu, comma separated; range: those a range has (app-range replay). */
 const char *sb_ncu_metric_list(int range);
+
+/* How many repetitions --profile counts on the GPU: SB_PROFILE_REPS (1..64), 1 when unset.
+ * SB_OK, or SB_EXIT_USAGE after one error line. */
+int sb_profile_reps(int *reps);
 
 /* Set in the child ncu profiles: bracket each timed repetition with the CUDA profiler's
  * start and stop so nothing else (set-up, warm-up, validation) is counted. */

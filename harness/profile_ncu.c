@@ -77,6 +77,28 @@ const char *sb_ncu_metric_list(int range)
     return list;
 }
 
+/* DRAM writes of kernels whose local memory lives in L2 vary from one identical launch to
+ * the next (fullerene_ff 200's force-field launch wrote 5.4 to 7.5e8 B in 12 of them), so
+ * one counted repetition is a sample; SB_PROFILE_REPS=N reports the mean of N. */
+#define SB_PROFILE_MAX_REPS 64
+
+int sb_profile_reps(int *reps)
+{
+    const char *v = getenv("SB_PROFILE_REPS");
+    *reps = 1;
+    if (!v || !*v) return SB_OK;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > SB_PROFILE_MAX_REPS) {
+        sb_error("SB_PROFILE_REPS=%s: the repetitions --profile counts must be an integer in 1..%d", v,
+                 SB_PROFILE_MAX_REPS);
+        return SB_EXIT_USAGE;
+    }
+    *reps = (int)n;
+    return SB_OK;
+}
+
 int sb_profile_range_requested(void)
 {
     const char *v = getenv(SB_PROFILE_RANGE_ENV);

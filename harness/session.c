@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,31 +7,10 @@
 #include "sb_cuda.h"
 #include "hwinfo.h"
 #include "json_out.h"
+#include "profile.h"
 #include "report.h"
 #include "runloop.h"
 #include "sb_mpi.h"
-
-/* DRAM writes of kernels whose local memory lives in L2 vary from one identical launch to
- * the next (fullerene_ff 200's force-field launch wrote 5.4 to 7.5e8 B in 12 of them), so
- * one counted repetition is a sample; SB_PROFILE_REPS=N reports the mean of N. */
-#define SB_PROFILE_MAX_REPS 64
-
-int sb_profile_reps(int *reps)
-{
-    const char *v = getenv("SB_PROFILE_REPS");
-    *reps = 1;
-    if (!v || !*v) return SB_OK;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || *end || end == v || n < 1 || n > SB_PROFILE_MAX_REPS) {
-        sb_error("SB_PROFILE_REPS=%s: the repetitions --profile counts must be an integer in 1..%d", v,
-                 SB_PROFILE_MAX_REPS);
-        return SB_EXIT_USAGE;
-    }
-    *reps = (int)n;
-    return SB_OK;
-}
 
 /* --profile on the GPU: ncu runs this same case again in a child (`validate`: no peak
  * probes; reps repetitions, each counted between cudaProfilerStart and Stop). */

@@ -20,8 +20,4 @@ typedef struct {
  * failed, 2 usage, 3 runtime error. */
 int sb_session_run(const sb_kernel *k, sb_backend b, sb_params *p, const sb_session_opts *o);
 
-/* How many repetitions --profile counts on the GPU: SB_PROFILE_REPS (1..64), 1 when unset.
- * SB_OK, or SB_EXIT_USAGE after one error line. */
-int sb_profile_reps(int *reps);
-
 #endif

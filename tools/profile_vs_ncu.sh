@@ -15,13 +15,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # counted as the harness counted it: launch by launch, or as one range (a kernel whose --profile
 # counts each repetition as one range, eri_brush: its one group is "range"), over as many
 # repetitions as it counted.
+read -r range reps < <(python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
+p=m.get("profile") or {}; print(int([g["name"] for g in p.get("groups",[])]==["range"]), p.get("counted_repetitions", 1))' "$tmp/p.json")
 mode=(--profile-from-start off)
-if python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
-p=m.get("profile") or {}; sys.exit(0 if [g["name"] for g in p.get("groups",[])]==["range"] else 1)' "$tmp/p.json"; then
-    mode=(--replay-mode app-range)
-fi
-reps=$(python3 -c 'import json,sys; m=[b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("aggregate_name")=="median"][0]
-print((m.get("profile") or {}).get("counted_repetitions", 1))' "$tmp/p.json")
+[ "$range" = 1 ] && mode=(--replay-mode app-range)
 # By hand RUNS times (SB_PVN_RUNS, default 3): the median is the reference, and the range is
 # ncu's own repeatability on this case, which no agreement can be finer than.
 runs=${SB_PVN_RUNS:-3}

@@ -17,7 +17,6 @@
 #include "profile.h"
 #include "registry.h"
 #include "sb_omp.h"
-#include "session.h"
 
 /* Header, units row and three launches of two kernels, as ncu --page raw --csv prints
  * them (units not in base form, to exercise the scaling; a thousands separator). */
@@ -66,16 +65,24 @@ static void test_parse_groups(void **state)
     assert_int_equal(t->block, 0);              /* launch__block_size was not in this CSV */
 }
 
+/* csv_small as a GPU profile of 10^5 items; the model beside it in small_work */
+static void parse_small(sb_profile *p)
+{
+    char err[256];
+    memset(p, 0, sizeof *p);
+    assert_int_equal(sb_ncu_parse_csv(csv_small, p, err, sizeof err), SB_OK);
+    p->kind = SB_PROF_GPU;
+    p->items = 1e5;
+}
+
+static const sb_work small_work = {.items = 1e5, .bytes = 4e6, .flops = 1e4, .fp64 = 0};
+
 static void test_totals_and_ratios(void **state)
 {
     (void)state;
     static sb_profile p;
-    char err[256];
-    memset(&p, 0, sizeof p);
-    assert_int_equal(sb_ncu_parse_csv(csv_small, &p, err, sizeof err), SB_OK);
-    p.kind = SB_PROF_GPU;
-    p.items = 1e5;
-    sb_work w = {.items = 1e5, .bytes = 4e6, .flops = 1e4, .fp64 = 0};
+    parse_small(&p);
+    sb_work w = small_work;
     sb_prof_totals t;
     sb_profile_totals(&p, &w, &t);
     assert_true(fabs(t.dram_bytes - 8.5e6) < 1e-6); /* 6e6 + 0.5e6 read, 2e6 written */
@@ -104,11 +111,7 @@ static void test_mean_of_repetitions(void **state)
 {
     (void)state;
     static sb_profile p;
-    char err[256];
-    memset(&p, 0, sizeof p);
-    assert_int_equal(sb_ncu_parse_csv(csv_small, &p, err, sizeof err), SB_OK);
-    p.kind = SB_PROF_GPU;
-    p.items = 1e5;
+    parse_small(&p);
     sb_profile_mean(&p, 2); /* "tick" launched once in each of two repetitions */
     assert_int_equal(p.reps, 2);
     const sb_prof_group *t = &p.group[0];
@@ -120,7 +123,7 @@ static void test_mean_of_repetitions(void **state)
     assert_true(fabs(t->ld_sectors / t->ld_requests - 4.0) < 1e-12);
     assert_true(fabs(t->occ_achieved - 60.0) < 1e-12);
     assert_true(fabs(t->regs - 48.0) < 1e-12);
-    sb_work w = {.items = 1e5, .bytes = 4e6, .flops = 1e4, .fp64 = 0};
+    sb_work w = small_work;
     sb_prof_totals s;
     sb_profile_totals(&p, &w, &s);
     assert_true(fabs(s.bytes_per_item - 42.5) < 1e-9); /* half of one repetition's 85 */
